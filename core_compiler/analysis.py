@@ -1,0 +1,209 @@
+"""The analysis pipeline of `hexplore analyze`: front end, SCoP detection, model, dependences.
+
+Analyses never raise on user input: every function gets a `FunctionAnalysis` with its SCoPs and
+remarks, whatever state the file is in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from core_compiler import render
+from core_compiler.deps import Dependences, compute_dependences
+from core_compiler.frontend import ParseOptions, run_frontend
+from core_compiler.frontend import ir
+from core_compiler.passes import PassRecord, Trace
+from core_compiler.remarks import Remark, analysis, missed
+from core_compiler.scop.detect import assumption_remarks, detect_scops
+from core_compiler.scop.model import Scop, build_model
+from core_compiler.scop.region import RegionInfo
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    max_isl_operations: int = 4_000_000  # isl's compute-out per SCoP
+
+
+@dataclass(frozen=True, eq=False)
+class ScopAnalysis:
+    scop: Scop
+    deps: Dependences
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionAnalysis:
+    function: ir.Function
+    scops: tuple[ScopAnalysis, ...]
+    remarks: tuple[Remark, ...]
+    trace: tuple[PassRecord, ...] = field(default=())
+
+
+@dataclass(frozen=True, eq=False)
+class FileAnalysis:
+    path: str
+    functions: tuple[FunctionAnalysis, ...]
+    remarks: tuple[Remark, ...]  # file-level: syntax errors
+
+    def function(self, name: str) -> FunctionAnalysis | None:
+        return next((f for f in self.functions if f.function.name == name), None)
+
+    def all_remarks(self) -> list[Remark]:
+        return [*self.remarks, *(r for f in self.functions for r in f.remarks)]
+
+
+def analyze_file(
+    path: str,
+    text: str | None = None,
+    parse_options: ParseOptions | None = None,
+    options: AnalysisOptions | None = None,
+    only: str | None = None,
+) -> FileAnalysis:
+    """Analyse every function defined in `path` (or only the one named `only`)."""
+    front = run_frontend(path, text, parse_options)
+    errors = front.remarks
+    results = []
+    for fn in front.functions:
+        if only is not None and fn.name != only:
+            continue
+        results.append(analyze_function(fn, options or AnalysisOptions(), errors))
+    return FileAnalysis(path, tuple(results), errors)
+
+
+def analyze_function(
+    fn: ir.Function, options: AnalysisOptions, file_errors: tuple[Remark, ...] = ()
+) -> FunctionAnalysis:
+    broken = [e for e in file_errors if fn.range.contains(e.range)]
+    if broken:
+        note = missed(
+            "frontend",
+            "FunctionHasErrors",
+            f"`{fn.name}` was not analysed: it has {len(broken)} syntax error(s); fix them first",
+            fn.name_range,
+            fn.name,
+        )
+        return FunctionAnalysis(fn, (), (note,))
+    trace = Trace()
+    trace.run("frontend", lambda: (fn, []), render.function_ir)
+    detection, det_remarks = trace.run(
+        "scop-detect", lambda: (detect_scops(fn), []), lambda d: render.regions(d.regions)
+    )
+    remarks: list[Remark] = list(detection.remarks)
+    scops: list[ScopAnalysis] = []
+    for index, region in enumerate(detection.regions):
+        remarks += assumption_remarks(region, fn.name)
+        result = _model_and_deps(fn, index, region, options, trace)
+        if isinstance(result, Remark):
+            remarks.append(result)
+            continue
+        scops.append(result)
+        remarks += scop_remarks(result)
+    remarks.sort(key=lambda r: (r.range.line, r.range.col, r.name))
+    return FunctionAnalysis(fn, tuple(scops), tuple(remarks), trace.freeze())
+
+
+def _model_and_deps(
+    fn: ir.Function, index: int, region: RegionInfo, options: AnalysisOptions, trace: Trace
+) -> ScopAnalysis | Remark:
+    ctx = isl.Context()
+    ctx.set_max_operations(options.max_isl_operations)
+    try:
+        scop, _ = trace.run(
+            f"polyhedral-model[{index}]",
+            lambda: (build_model(fn.name, index, region, ctx), []),
+            render.scop_model,
+        )
+        deps, _ = trace.run(
+            f"dependences[{index}]", lambda: (compute_dependences(scop), []), render.dependences
+        )
+    except isl.Error as e:
+        return missed(
+            "polyhedral-model",
+            "AnalysisBudgetExceeded",
+            "hexplore gave up modeling this loop nest: the polyhedral library exceeded its budget "
+            f"of {options.max_isl_operations:,} operations (too many parameters, too deep a nest "
+            "or too large coefficients)",
+            region.range,
+            fn.name,
+            detail=str(e),
+        )
+    return ScopAnalysis(scop, deps)
+
+
+def scop_remarks(sa: ScopAnalysis) -> list[Remark]:
+    scop, deps = sa.scop, sa.deps
+    fn = scop.function
+    params = ", ".join(f"`{p}`" for p in scop.params) or "none"
+    out = [
+        analysis(
+            "scop-detect",
+            "ScopDetected",
+            f"modeled loop nest: {len(scop.statements)} statement(s), {len(scop.loops)} loop(s); "
+            f"sizes (parameters): {params}",
+            scop.range,
+            fn,
+            statements=len(scop.statements),
+            loops=len(scop.loops),
+            parameters=list(scop.params),
+        )
+    ]
+    for lp in deps.loops:
+        loop = lp.loop
+        if lp.parallel:
+            out.append(
+                analysis(
+                    "dependences",
+                    "ParallelLoop",
+                    f"loop `{loop.var}` is parallel: no iteration depends on another",
+                    loop.header_range,
+                    fn,
+                    loop=loop.var,
+                )
+            )
+            continue
+        first = lp.carried[0]
+        src, snk = scop.statement(first.source), scop.statement(first.sink)
+        more = f" and {len(lp.carried) - 1} more" if len(lp.carried) > 1 else ""
+        if lp.reduction:
+            msg = (
+                f"loop `{loop.var}` carries only the reduction into `{first.array}`: it can run "
+                "in parallel as a reduction"
+            )
+            name = "ReductionLoop"
+        else:
+            msg = f"loop `{loop.var}` is not parallel: it carries the {first.describe()}{more}"
+            name = "LoopCarriedDependence"
+        out.append(
+            analysis(
+                "dependences",
+                name,
+                msg,
+                loop.header_range,
+                fn,
+                loop=loop.var,
+                dependence=first.kind,
+                array=first.array,
+                source=first.source,
+                sink=first.sink,
+                distance=list(first.distance),
+                source_range=src.range.to_json(),
+                sink_range=snk.range.to_json(),
+            )
+        )
+    for red in deps.reductions:
+        stmt = scop.statement(red.statement)
+        loops = ", ".join(f"`{lp.var}`" for lp in scop.loops if lp.id in red.loops)
+        out.append(
+            analysis(
+                "dependences",
+                "Reduction",
+                f"`{stmt.info.node.target}` is a `{red.op}` reduction over loop(s) {loops}",
+                stmt.range,
+                fn,
+                statement=red.statement,
+                op=red.op,
+                array=red.array,
+            )
+        )
+    return out

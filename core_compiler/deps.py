@@ -1,0 +1,218 @@
+"""Dependences with isl dataflow, per-loop parallelism and reductions.
+
+Flow (read-after-write) dependences are value-based: `compute_flow` finds, for every read, the
+last write of the same element before it. Output dependences link each write to the previous write
+of the element; anti dependences link the reads since the last write to the next write (writes
+kill). A loop *carries* a dependence when the source and sink run in the same iteration of every
+enclosing loop but in different iterations of this one; the witness is one such distance vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from core_compiler.frontend import ir
+from core_compiler.scop.model import Scop, Statement
+from core_compiler.scop.region import LoopInfo
+
+KINDS = ("flow", "anti", "output")
+
+
+@dataclass(frozen=True, eq=False)
+class Dependence:
+    kind: str  # "flow" | "anti" | "output"
+    array: str
+    source: str  # statement names
+    sink: str
+    relation: isl.Map  # source instance -> sink instance
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.source} -> {self.sink} on {self.array}"
+
+
+@dataclass(frozen=True)
+class Carried:
+    kind: str
+    array: str
+    source: str
+    sink: str
+    distance: tuple[int, ...]  # one entry per loop enclosing both, outermost first
+
+    def describe(self) -> str:
+        d = ", ".join(map(str, self.distance))
+        return f"{self.kind} dependence {self.source} -> {self.sink} on `{self.array}` (distance ({d}))"
+
+
+@dataclass(frozen=True)
+class Reduction:
+    statement: str
+    op: str  # "+", "*", "max", "min"
+    array: str
+    loops: tuple[str, ...]  # ids of the loops the reduction runs over
+
+
+@dataclass(frozen=True)
+class LoopParallelism:
+    loop: LoopInfo
+    carried: tuple[Carried, ...]
+    reduction: bool  # every carried dependence comes from a reduction over this loop
+
+    @property
+    def parallel(self) -> bool:
+        return not self.carried
+
+
+@dataclass(frozen=True, eq=False)
+class Dependences:
+    scop: Scop
+    deps: tuple[Dependence, ...]
+    loops: tuple[LoopParallelism, ...]
+    reductions: tuple[Reduction, ...]
+
+    def union(self, kinds: tuple[str, ...] = KINDS) -> isl.UnionMap:
+        out = isl.UnionMap.empty(isl.Space.params_alloc(self.scop.ctx, 0))
+        for d in self.deps:
+            if d.kind in kinds:
+                out = out.union(isl.UnionMap.from_map(d.relation))
+        return out
+
+    def loop(self, loop_id: str) -> LoopParallelism:
+        return next(lp for lp in self.loops if lp.loop.id == loop_id)
+
+
+def compute_dependences(scop: Scop) -> Dependences:
+    schedule = scop.schedule()
+    deps: list[Dependence] = []
+    for array in sorted({a.name for a in scop.arrays}):
+        reads, writes = scop.reads(array), scop.writes(array)
+        if writes.is_empty():
+            continue
+        flow = _flow(reads, writes, None, schedule).get_must_dependence()
+        output = _flow(writes, writes, None, schedule).get_must_dependence()
+        anti = _flow(writes, None, reads, schedule, kill=writes).get_may_dependence()
+        for kind, umap in (("flow", flow), ("anti", anti), ("output", output)):
+            for m in _maps(umap):
+                deps.append(Dependence(kind, array, m.get_tuple_name(_IN), m.get_tuple_name(_OUT), m))
+    reductions = tuple(_reductions(scop))
+    loops = tuple(_loop_parallelism(scop, deps, reductions, loop) for loop in scop.loops)
+    return Dependences(scop, tuple(deps), loops, reductions)
+
+
+_IN, _OUT = isl.dim_type.in_, isl.dim_type.out
+
+
+def _flow(
+    sink: isl.UnionMap,
+    must: isl.UnionMap | None,
+    may: isl.UnionMap | None,
+    schedule: isl.UnionMap,
+    kill: isl.UnionMap | None = None,
+) -> isl.UnionFlow:
+    info = isl.UnionAccessInfo.from_sink(sink)
+    if must is not None:
+        info = info.set_must_source(must)
+    if may is not None:
+        info = info.set_may_source(may)
+    if kill is not None:
+        info = info.set_kill(kill)
+    return info.set_schedule_map(schedule).compute_flow()
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    umap.foreach_map(out.append)
+    return sorted((m for m in out if not m.is_empty()), key=lambda m: (m.get_tuple_name(_IN), m.get_tuple_name(_OUT)))
+
+
+# ------------------------------------------------------------------------------ parallelism
+
+
+def _loop_parallelism(
+    scop: Scop, deps: list[Dependence], reductions: tuple[Reduction, ...], loop: LoopInfo
+) -> LoopParallelism:
+    carried = []
+    for d in deps:
+        dist = _carried_distance(scop, d, loop)
+        if dist is not None:
+            carried.append(Carried(d.kind, d.array, d.source, d.sink, dist))
+    reducing = {(r.statement, r.array) for r in reductions if loop.id in r.loops}
+    is_reduction = bool(carried) and all(
+        c.source == c.sink and (c.source, c.array) in reducing for c in carried
+    )
+    return LoopParallelism(loop, tuple(carried), is_reduction)
+
+
+def _carried_distance(scop: Scop, dep: Dependence, loop: LoopInfo) -> tuple[int, ...] | None:
+    src, dst = scop.statement(dep.source), scop.statement(dep.sink)
+    if not (_inside(src, loop) and _inside(dst, loop)):
+        return None
+    times = isl.Map.from_domain_and_range(src.schedule.range(), dst.schedule.range())
+    rel = dep.relation.apply_domain(src.schedule).apply_range(dst.schedule).intersect(times)
+    deltas = rel.deltas()
+    level = 2 * loop.depth + 1
+    for d in range(level):
+        deltas = deltas.fix_val(isl.dim_type.set, d, isl.Val.zero(scop.ctx))
+    nonzero = deltas.lower_bound_val(isl.dim_type.set, level, isl.Val.one(scop.ctx))
+    if nonzero.is_empty():
+        nonzero = deltas.upper_bound_val(isl.dim_type.set, level, isl.Val.negone(scop.ctx))
+        if nonzero.is_empty():
+            return None
+    point = nonzero.sample_point()
+    vec = [point.get_coordinate_val(isl.dim_type.set, 2 * k + 1).to_python() for k in range(loop.depth + 1)]
+    signs = [1 if lp.step > 0 else -1 for lp in src.info.loops[: loop.depth + 1]]
+    return tuple(int(v) * s for v, s in zip(vec, signs, strict=True))
+
+
+def _inside(stmt: Statement, loop: LoopInfo) -> bool:
+    return any(lp.id == loop.id for lp in stmt.info.loops)
+
+
+# ------------------------------------------------------------------------------ reductions
+
+_REDUCTION_OPS = {"+=": "+", "-=": "+", "*=": "*"}
+_REDUCTION_CALLS = {"fmax": "max", "fmaxf": "max", "max": "max", "fmin": "min", "fminf": "min", "min": "min"}
+
+
+def _reduction_op(node: ir.Assign) -> tuple[str, ir.Expr] | None:
+    """The associative operator and the other operand, for ``x += e``, ``x = x * e``, ``x = fmax(x, e)``."""
+    if node.op in _REDUCTION_OPS:
+        return (_REDUCTION_OPS[node.op], node.value)
+    if node.op != "=":
+        return None
+    v, target = node.value, str(node.target)
+    if isinstance(v, ir.Binary) and v.op in ("+", "*"):
+        if str(v.lhs) == target:
+            return (v.op, v.rhs)
+        if str(v.rhs) == target:
+            return (v.op, v.lhs)
+    if isinstance(v, ir.Call) and v.name in _REDUCTION_CALLS and len(v.args) == 2:
+        a, b = v.args
+        if str(a) == target:
+            return (_REDUCTION_CALLS[v.name], b)
+        if str(b) == target:
+            return (_REDUCTION_CALLS[v.name], a)
+    return None
+
+
+def _reductions(scop: Scop):  # type: ignore[no-untyped-def]
+    for s in scop.statements:
+        found = _reduction_op(s.info.node)
+        if found is None:
+            continue
+        op, operand = found
+        (write,) = s.writes
+        if any(
+            isinstance(e, ir.Subscript | ir.Var) and _base_name(e) == write.array
+            for e in ir.walk_expr(operand)
+        ):
+            continue  # the other operand reads the reduced array too: not a plain reduction
+        used = {n for idx in write.info.indices for n in idx.names}
+        over = tuple(lp.id for lp in s.info.loops if lp.var not in used)
+        if over:
+            yield Reduction(s.name, op, write.array, over)
+
+
+def _base_name(e: ir.Expr) -> str:
+    return e.base if isinstance(e, ir.Subscript) else str(e)

@@ -1,0 +1,173 @@
+"""Parsing with libclang: flags, builtin headers, CUDA, unsaved buffers, diagnostics.
+
+The libclang wheel ships without clang's builtin headers (``stddef.h``, ``stdarg.h``, …), so
+``#include <stdio.h>`` would fail. We add the system C compiler's builtin include directory when
+there is one, and hexplore's small fallbacks after it. CUDA files are parsed host-side with a
+bundled header that declares ``__global__``, ``threadIdx``, ``__syncthreads`` and friends.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import clang.cindex as ci
+
+from core_compiler.remarks import Remark, missed
+from core_compiler.source import SourceRange
+
+INCLUDE_DIR = Path(__file__).parent / "include"
+CUDA_HEADER = INCLUDE_DIR / "hexplore_cuda.h"
+CUDA_SUFFIXES = (".cu", ".cuh")
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()  # "N=100" or "DEBUG"
+    extra_args: tuple[str, ...] = ()
+
+
+@functools.cache
+def _compiler_builtin_include() -> str | None:
+    for cc in ("gcc", "cc", "clang"):
+        exe = shutil.which(cc)
+        if not exe:
+            continue
+        try:
+            out = subprocess.run(
+                [exe, "-print-file-name=include"], capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if out and os.path.isfile(os.path.join(out, "stddef.h")):
+            return out
+    return None
+
+
+def clang_args(path: str, options: ParseOptions) -> list[str]:
+    """The command line libclang sees for `path` (without the file name)."""
+    is_cuda = path.endswith(CUDA_SUFFIXES)
+    if is_cuda:
+        args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17"]
+        args += ["-include", str(CUDA_HEADER)]
+    else:
+        args = ["-x", "c", "-std=gnu11"]
+    builtin = _compiler_builtin_include()
+    if builtin:
+        args += ["-isystem", builtin]
+    args += ["-idirafter", str(INCLUDE_DIR)]
+    for d in options.include_dirs:
+        args += ["-I", d]
+    for d in options.defines:
+        args += ["-D", d]
+    args += list(options.extra_args)
+    return args
+
+
+@functools.cache
+def _index() -> ci.Index:
+    return ci.Index.create()
+
+
+def parse(path: str, text: str | None, options: ParseOptions) -> ci.TranslationUnit:
+    """Parse `path`, from `text` when given (an editor's unsaved buffer), else from disk."""
+    unsaved = [(path, text)] if text is not None else None
+    return _index().parse(path, args=clang_args(path, options), unsaved_files=unsaved)
+
+
+def source_range(extent: ci.SourceRange, fallback_file: str) -> SourceRange:
+    start, end = extent.start, extent.end
+    name = start.file.name if start.file else fallback_file
+    return SourceRange(name, start.line, start.column, end.line, end.column)
+
+
+def diagnostics_as_remarks(tu: ci.TranslationUnit, path: str) -> list[Remark]:
+    """Errors (and fatal errors) become ``SyntaxError`` remarks with exact ranges."""
+    out: list[Remark] = []
+    for diag in tu.diagnostics:
+        if diag.severity < ci.Diagnostic.Error:
+            continue
+        loc = diag.location
+        file = loc.file.name if loc.file else path
+        rng = SourceRange(file, loc.line, loc.column, loc.line, loc.column + 1)
+        for r in diag.ranges:
+            if r.start.line == loc.line and r.start.file and r.start.file.name == file:
+                rng = source_range(r, path)
+                break
+        out.append(missed("frontend", "SyntaxError", diag.spelling, rng))
+    return out
+
+
+# --- libclang C API entry points that the Python bindings of the wheel do not wrap -----------
+
+
+@functools.cache
+def _lib() -> ctypes.CDLL:
+    lib = ci.conf.lib
+    lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+    lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
+    for fn in ("clang_getBinaryOperatorKindSpelling", "clang_getUnaryOperatorKindSpelling"):
+        getattr(lib, fn).argtypes = [ctypes.c_int]
+        getattr(lib, fn).restype = ci._CXString
+        getattr(lib, fn).errcheck = ci._CXString.from_result
+    lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
+    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getKind.restype = ctypes.c_int
+    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
+    lib.clang_EvalResult_getAsDouble.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
+    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+@functools.cache
+def _binary_spelling(kind: int) -> str:
+    return str(_lib().clang_getBinaryOperatorKindSpelling(kind))
+
+
+@functools.cache
+def _unary_spelling(kind: int) -> str:
+    return str(_lib().clang_getUnaryOperatorKindSpelling(kind))
+
+
+def binary_operator(cursor: ci.Cursor) -> str:
+    """``+``, ``<=``, ``+=``, … for a BINARY_OPERATOR or COMPOUND_ASSIGNMENT_OPERATOR cursor."""
+    return _binary_spelling(_lib().clang_getCursorBinaryOperatorKind(cursor))
+
+
+def unary_operator(cursor: ci.Cursor) -> str:
+    """``-``, ``!``, ``*``, ``&``, ``++`` (pre: ``++``, post: ``++`` with kind name) …"""
+    kind = _lib().clang_getCursorUnaryOperatorKind(cursor)
+    spelled = _unary_spelling(kind)
+    # CXUnaryOperator_PostInc = 1, PostDec = 2, PreInc = 3, PreDec = 4
+    return {1: "post++", 2: "post--", 3: "++", 4: "--"}.get(kind, spelled)
+
+
+_EVAL_INT, _EVAL_FLOAT = 1, 2
+
+
+def evaluate(cursor: ci.Cursor) -> int | float | None:
+    """The compile-time value of a constant expression (macros, enums, sizeof), else None."""
+    lib = _lib()
+    res = lib.clang_Cursor_Evaluate(cursor)
+    if not res:
+        return None
+    try:
+        kind = lib.clang_EvalResult_getKind(res)
+        if kind == _EVAL_INT:
+            return int(lib.clang_EvalResult_getAsLongLong(res))
+        if kind == _EVAL_FLOAT:
+            return float(lib.clang_EvalResult_getAsDouble(res))
+        return None
+    finally:
+        lib.clang_EvalResult_dispose(res)

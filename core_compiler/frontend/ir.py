@@ -1,0 +1,322 @@
+"""The loop IR: what the front end makes of a C function, as immutable dataclasses.
+
+Every node carries the exact source range it came from. What the IR cannot represent becomes an
+explicit opaque node (`OpaqueExpr`, `OpaqueStmt`, `OtherLoop`) carrying a stable reason name and a
+message, never a silent drop: SCoP detection turns those into remarks.
+
+Example: ``for (int i = 0; i < n; i++) A[i] += 2 * x;`` is
+``For(var="i", init=IntLit(0), cond=Binary("<", Var("i"), Var("n")), step=1,
+body=(Assign(Subscript("A", (Var("i"),)), "+=", Binary("*", IntLit(2), Var("x"))),))``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core_compiler.source import SourceRange
+
+# ---------------------------------------------------------------------------------------- types
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A C arithmetic type, by its canonical spelling (``int``, ``double``, ``unsigned long``)."""
+
+    name: str
+
+    @property
+    def is_integer(self) -> bool:
+        return self.name not in ("float", "double", "long double", "half", "__half")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Pointer:
+    pointee: CType
+
+    def __str__(self) -> str:
+        return f"{self.pointee} *"
+
+
+@dataclass(frozen=True)
+class Array:
+    """A (possibly variable-length) array type; ``dims`` outermost first, ``None`` for ``[]``."""
+
+    elem: CType
+    dims: tuple[Expr | None, ...]
+
+    def __str__(self) -> str:
+        return str(self.elem) + "".join(f"[{'' if d is None else d}]" for d in self.dims)
+
+
+@dataclass(frozen=True)
+class OtherType:
+    """Structs, function pointers and anything else the loop IR does not look into."""
+
+    spelling: str
+
+    def __str__(self) -> str:
+        return self.spelling
+
+
+CType = Scalar | Pointer | Array | OtherType
+
+# ---------------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class IntLit:
+    value: int
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class FloatLit:
+    value: float
+    text: str
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    range: SourceRange
+    type: CType | None = None  # the declared type, when the front end knows it
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Subscript:
+    """``A[i][j]``: a named array (or pointer) and its subscripts, outermost first."""
+
+    base: str
+    indices: tuple[Expr, ...]
+    range: SourceRange
+    base_range: SourceRange
+
+    def __str__(self) -> str:
+        return self.base + "".join(f"[{i}]" for i in self.indices)
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # "-", "+", "!", "~"
+    operand: Expr
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return f"({self.op}{self.operand})"
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str  # + - * / % << >> & | ^ < <= > >= == != && ||
+    lhs: Expr
+    rhs: Expr
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return f"({self.lhs} {self.op} {self.rhs})"
+
+
+@dataclass(frozen=True)
+class Ternary:
+    cond: Expr
+    then: Expr
+    other: Expr
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return f"({self.cond} ? {self.then} : {self.other})"
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: tuple[Expr, ...]
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class Cast:
+    type: CType
+    operand: Expr
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return f"(({self.type}){self.operand})"
+
+
+@dataclass(frozen=True)
+class OpaqueExpr:
+    """An expression the loop IR does not model (``*p``, ``s.x``, ``i++`` inside an expression)."""
+
+    reason: str
+    message: str
+    text: str
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return self.text
+
+
+Expr = IntLit | FloatLit | Var | Subscript | Unary | Binary | Ternary | Call | Cast | OpaqueExpr
+
+# ----------------------------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``target op value`` with op ``=`` or a compound operator (``+=``, ``*=``, …).
+
+    ``x++`` and ``x--`` as statements are lowered to ``x += 1`` and ``x -= 1``.
+    """
+
+    target: Var | Subscript
+    op: str
+    value: Expr
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class Decl:
+    """A local variable declaration, with its initializer if any."""
+
+    name: str
+    type: CType
+    init: Expr | None
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class For:
+    """A canonical for loop: ``var = init; cond; var += step`` with a constant non-zero step.
+
+    ``cond`` is the whole loop condition; SCoP detection checks that it is affine.
+    """
+
+    var: str
+    init: Expr
+    cond: Expr
+    step: int
+    body: tuple[Stmt, ...]
+    range: SourceRange
+    header_range: SourceRange
+    declares_var: bool
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple[Stmt, ...]
+    other: tuple[Stmt, ...]
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class OtherLoop:
+    """A loop that is not a canonical ``for`` (``while``, ``do``, or a ``for`` with a strange header).
+
+    The body is still lowered so that SCoPs inside it can be found.
+    """
+
+    kind: str  # "while" | "do" | "for"
+    reason: str
+    message: str
+    body: tuple[Stmt, ...]
+    range: SourceRange
+    header_range: SourceRange
+
+
+@dataclass(frozen=True)
+class Jump:
+    kind: str  # "return" | "break" | "continue" | "goto" | "label"
+    value: Expr | None
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    """An expression evaluated for its effect: typically a call such as ``printf(...)``."""
+
+    expr: Expr
+    range: SourceRange
+
+
+@dataclass(frozen=True)
+class OpaqueStmt:
+    reason: str
+    message: str
+    range: SourceRange
+    body: tuple[Stmt, ...] = ()
+
+
+Stmt = Assign | Decl | For | If | OtherLoop | Jump | ExprStmt | OpaqueStmt
+
+# ------------------------------------------------------------------------------------ functions
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: CType
+    range: SourceRange
+    restrict: bool = False
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    return_type: CType
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    range: SourceRange
+    name_range: SourceRange
+    is_cuda_kernel: bool = False
+    text: str = ""  # the function's source text, the key of per-function caches
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+def sub_statements(stmt: Stmt) -> tuple[Stmt, ...]:
+    """The statements directly nested in `stmt`, in source order."""
+    if isinstance(stmt, For | OtherLoop | OpaqueStmt):
+        return stmt.body
+    if isinstance(stmt, If):
+        return stmt.then + stmt.other
+    return ()
+
+
+def sub_expressions(expr: Expr) -> tuple[Expr, ...]:
+    if isinstance(expr, Subscript):
+        return expr.indices
+    if isinstance(expr, Unary | Cast):
+        return (expr.operand,)
+    if isinstance(expr, Binary):
+        return (expr.lhs, expr.rhs)
+    if isinstance(expr, Ternary):
+        return (expr.cond, expr.then, expr.other)
+    if isinstance(expr, Call):
+        return expr.args
+    return ()
+
+
+def walk_expr(expr: Expr):  # type: ignore[no-untyped-def]
+    """Pre-order traversal of an expression tree."""
+    yield expr
+    for sub in sub_expressions(expr):
+        yield from walk_expr(sub)

@@ -1,0 +1,490 @@
+"""Lowering libclang cursors to the loop IR (`ir.py`).
+
+Anything the IR does not model becomes an opaque node with a stable reason name, so that SCoP
+detection can say exactly what stopped it and where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import clang.cindex as ci
+
+from core_compiler.frontend import ir
+from core_compiler.frontend.clang_parse import (
+    binary_operator,
+    evaluate,
+    source_range,
+    unary_operator,
+)
+from core_compiler.source import SourceRange
+
+K = ci.CursorKind
+T = ci.TypeKind
+
+_WRAPPERS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR}
+_CUDA_BUILTINS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
+_COMPOUND_OPS = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
+_FLOAT_KINDS = {T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.HALF}
+
+
+class Lowerer:
+    """Lowers the functions of one translation unit. `path` is the main file's name."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self._line_offsets = _line_offsets(text)
+
+    # ------------------------------------------------------------------------------ entry
+
+    def functions(self, tu: ci.TranslationUnit) -> list[ir.Function]:
+        out = []
+        for cur in tu.cursor.get_children():
+            if cur.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) or not cur.is_definition():
+                continue
+            if not cur.location.file or cur.location.file.name != self.path:
+                continue
+            out.append(self.function(cur))
+        return out
+
+    def function(self, cur: ci.Cursor) -> ir.Function:
+        params = tuple(self.param(p) for p in cur.get_children() if p.kind == K.PARM_DECL)
+        body_cur = next((c for c in cur.get_children() if c.kind == K.COMPOUND_STMT), None)
+        body = self.block(body_cur) if body_cur is not None else ()
+        is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())
+        rng = self.range(cur)
+        return ir.Function(
+            name=cur.spelling,
+            return_type=self.type(cur.result_type, None),
+            params=params,
+            body=body,
+            range=rng,
+            name_range=self.name_range(cur),
+            is_cuda_kernel=is_kernel,
+            text=self.slice(rng),
+        )
+
+    def param(self, cur: ci.Cursor) -> ir.Param:
+        typ = cur.type
+        return ir.Param(
+            cur.spelling, self.type(typ, cur), self.range(cur), restrict=_is_restrict(typ)
+        )
+
+    # ------------------------------------------------------------------------------ types
+
+    def type(self, typ: ci.Type, decl: ci.Cursor | None) -> ir.CType:
+        """Lower a declared type; `decl` supplies the size expressions of VLA dimensions."""
+        sizes = list(reversed(self._size_exprs(decl))) if decl is not None else []
+        return self._type(typ, sizes)
+
+    def _type(self, typ: ci.Type, sizes: list[ir.Expr]) -> ir.CType:
+        kind = typ.kind
+        if kind in (T.CONSTANTARRAY, T.VARIABLEARRAY, T.INCOMPLETEARRAY):
+            dims: list[ir.Expr | None] = []
+            while typ.kind in (T.CONSTANTARRAY, T.VARIABLEARRAY, T.INCOMPLETEARRAY):
+                if typ.kind == T.INCOMPLETEARRAY:
+                    dims.append(None)
+                elif typ.kind == T.CONSTANTARRAY:
+                    if sizes:
+                        sizes.pop(0)
+                    dims.append(ir.IntLit(typ.element_count, _NO_RANGE))
+                else:
+                    dims.append(sizes.pop(0) if sizes else None)
+                typ = typ.element_type
+            return ir.Array(self._type(typ, sizes), tuple(dims))
+        if kind == T.POINTER:
+            return ir.Pointer(self._type(typ.get_pointee(), sizes))
+        if kind in (T.ELABORATED, T.TYPEDEF, T.UNEXPOSED, T.AUTO):
+            canon = typ.get_canonical()
+            if canon.kind != kind:
+                return self._type(canon, sizes)
+        if _is_arithmetic(typ):
+            return ir.Scalar(_scalar_name(typ))
+        return ir.OtherType(typ.spelling)
+
+    def _size_exprs(self, decl: ci.Cursor) -> list[ir.Expr]:
+        """Array size expressions written in a declaration, innermost first (libclang's order)."""
+        out = []
+        for child in decl.get_children():
+            if child.kind.is_expression() and not _is_initializer(decl, child):
+                out.append(self.expr(child))
+        return out
+
+    # ------------------------------------------------------------------------------ statements
+
+    def block(self, cur: ci.Cursor) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for child in cur.get_children():
+            out.extend(self.stmt(child))
+        return tuple(out)
+
+    def body(self, cur: ci.Cursor) -> tuple[ir.Stmt, ...]:
+        return self.block(cur) if cur.kind == K.COMPOUND_STMT else tuple(self.stmt(cur))
+
+    def stmt(self, cur: ci.Cursor) -> Iterator[ir.Stmt]:
+        kind = cur.kind
+        rng = self.range(cur)
+        if kind == K.COMPOUND_STMT:
+            yield from self.block(cur)
+        elif kind == K.NULL_STMT:
+            return
+        elif kind == K.DECL_STMT:
+            for var in cur.get_children():
+                if var.kind == K.VAR_DECL:
+                    yield self.decl(var)
+        elif kind == K.FOR_STMT:
+            yield self.for_stmt(cur)
+        elif kind in (K.WHILE_STMT, K.DO_STMT):
+            children = list(cur.get_children())
+            body_cur = children[-1] if kind == K.WHILE_STMT else children[0]
+            word = "while" if kind == K.WHILE_STMT else "do"
+            yield ir.OtherLoop(
+                word,
+                "NonCanonicalLoop",
+                f"a `{word}` loop has no affine trip count; write it as a `for` loop "
+                "with a simple counter",
+                self.body(body_cur),
+                rng,
+                self._header_range(cur, body_cur),
+            )
+        elif kind == K.IF_STMT:
+            children = list(cur.get_children())
+            cond = self.expr(children[0])
+            then = self.body(children[1]) if len(children) > 1 else ()
+            other = self.body(children[2]) if len(children) > 2 else ()
+            yield ir.If(cond, then, other, rng)
+        elif kind in (K.RETURN_STMT, K.BREAK_STMT, K.CONTINUE_STMT, K.GOTO_STMT):
+            children = list(cur.get_children())
+            value = self.expr(children[0]) if kind == K.RETURN_STMT and children else None
+            word = {K.RETURN_STMT: "return", K.BREAK_STMT: "break"}.get(kind)
+            word = word or {K.CONTINUE_STMT: "continue", K.GOTO_STMT: "goto"}[kind]
+            yield ir.Jump(word, value, rng)
+        elif kind == K.LABEL_STMT:
+            yield ir.Jump("label", None, self.range_of_tokens(cur, 2))
+            for child in cur.get_children():
+                yield from self.stmt(child)
+        elif kind.is_expression():
+            yield self.expr_stmt(cur)
+        else:
+            word = kind.name.lower().replace("_stmt", "")
+            nested = [c for c in cur.get_children() if c.kind.is_statement()]
+            body = tuple(s for c in nested for s in self.stmt(c))
+            yield ir.OpaqueStmt(
+                "UnsupportedStatement", f"a `{word}` statement is not supported", rng, body
+            )
+
+    def decl(self, cur: ci.Cursor) -> ir.Decl:
+        init = next((c for c in cur.get_children() if _is_initializer(cur, c)), None)
+        init_ir = self.expr(init) if init is not None else None
+        return ir.Decl(cur.spelling, self.type(cur.type, cur), init_ir, self.range(cur))
+
+    def expr_stmt(self, cur: ci.Cursor) -> ir.Stmt:
+        cur = _unwrap(cur)
+        rng = self.range(cur)
+        kind = cur.kind
+        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            op = binary_operator(cur)
+            if op == "=" or op in _COMPOUND_OPS:
+                lhs, rhs = cur.get_children()
+                target = self.expr(lhs)
+                if isinstance(target, ir.Var | ir.Subscript):
+                    return ir.Assign(target, op, self.expr(rhs), rng)
+                return ir.OpaqueStmt(
+                    _opaque_reason(target), f"cannot model the assignment target `{target}`", rng
+                )
+        if kind == K.UNARY_OPERATOR:
+            op = unary_operator(cur)
+            if op in ("++", "--", "post++", "post--"):
+                target = self.expr(next(cur.get_children()))
+                if isinstance(target, ir.Var | ir.Subscript):
+                    aop = "+=" if "+" in op else "-="
+                    return ir.Assign(target, aop, ir.IntLit(1, rng), rng)
+        return ir.ExprStmt(self.expr(cur), rng)
+
+    def for_stmt(self, cur: ci.Cursor) -> ir.Stmt:
+        children = list(cur.get_children())
+        body_cur = children[-1]
+        header = self._header_range(cur, body_cur)
+        init_c, cond_c, inc_c = self._for_parts(cur, children[:-1])
+        body = self.body(body_cur)
+        rng = self.range(cur)
+
+        def other(message: str) -> ir.OtherLoop:
+            return ir.OtherLoop("for", "NonCanonicalLoop", message, body, rng, header)
+
+        if init_c is None or cond_c is None or inc_c is None:
+            return other("this `for` loop lacks an initialization, a condition or an increment")
+        var, init, declares = self._for_init(init_c)
+        if var is None or init is None:
+            return other("the loop initialization is not `i = expression` for one integer `i`")
+        step = self._for_step(inc_c, var)
+        if step is None:
+            return other(
+                f"the loop increment does not add a constant to `{var}` (write `{var}++`, "
+                f"`{var}--` or `{var} += c`)"
+            )
+        cond = self.expr(cond_c)
+        return ir.For(var, init, cond, step, body, rng, header, declares)
+
+    def _for_parts(
+        self, cur: ci.Cursor, parts: list[ci.Cursor]
+    ) -> tuple[ci.Cursor | None, ci.Cursor | None, ci.Cursor | None]:
+        """Assign libclang's children (it omits empty ones) to init/cond/inc by position."""
+        semis = self._header_semicolons(cur)
+        if len(semis) < 2:
+            return (None, None, None)
+        slots: list[ci.Cursor | None] = [None, None, None]
+        for p in parts:
+            off = p.extent.start.offset
+            slot = 0 if off < semis[0] else (1 if off < semis[1] else 2)
+            slots[slot] = p
+        return slots[0], slots[1], slots[2]
+
+    def _header_semicolons(self, cur: ci.Cursor) -> list[int]:
+        depth, semis = 0, []
+        for tok in cur.get_tokens():
+            s = tok.spelling
+            if s == "(":
+                depth += 1
+            elif s == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif s == ";" and depth == 1:
+                semis.append(tok.extent.start.offset)
+        return semis
+
+    def _for_init(self, init_c: ci.Cursor) -> tuple[str | None, ir.Expr | None, bool]:
+        if init_c.kind == K.DECL_STMT:
+            decls = [c for c in init_c.get_children() if c.kind == K.VAR_DECL]
+            if len(decls) != 1 or not _is_integer(decls[0].type):
+                return (None, None, True)
+            init = next((c for c in decls[0].get_children() if c.kind.is_expression()), None)
+            return (decls[0].spelling, self.expr(init) if init else None, True)
+        init_c = _unwrap(init_c)
+        if init_c.kind == K.BINARY_OPERATOR and binary_operator(init_c) == "=":
+            lhs, rhs = init_c.get_children()
+            lhs = _unwrap(lhs)
+            if lhs.kind == K.DECL_REF_EXPR and _is_integer(lhs.type):
+                return (lhs.spelling, self.expr(rhs), False)
+        return (None, None, False)
+
+    def _for_step(self, inc_c: ci.Cursor, var: str) -> int | None:
+        inc_c = _unwrap(inc_c)
+        children = list(inc_c.get_children())
+        if not children or _ref_name(children[0]) != var:
+            return None
+        if inc_c.kind == K.UNARY_OPERATOR:
+            op = unary_operator(inc_c)
+            return {"++": 1, "post++": 1, "--": -1, "post--": -1}.get(op)
+        if inc_c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(children) == 2:
+            op, val = binary_operator(inc_c), evaluate(children[1])
+            if isinstance(val, int) and val != 0 and op in ("+=", "-="):
+                return val if op == "+=" else -val
+        if inc_c.kind == K.BINARY_OPERATOR and binary_operator(inc_c) == "=":
+            rhs = self.expr(children[1])
+            if isinstance(rhs, ir.Binary) and rhs.op in ("+", "-"):
+                lhs_var = isinstance(rhs.lhs, ir.Var) and rhs.lhs.name == var
+                if lhs_var and isinstance(rhs.rhs, ir.IntLit) and rhs.rhs.value != 0:
+                    return rhs.rhs.value if rhs.op == "+" else -rhs.rhs.value
+                if rhs.op == "+" and isinstance(rhs.lhs, ir.IntLit) and _is_var(rhs.rhs, var):
+                    return rhs.lhs.value or None
+        return None
+
+    # ------------------------------------------------------------------------------ expressions
+
+    def expr(self, cur: ci.Cursor) -> ir.Expr:
+        cur = _unwrap(cur)
+        kind = cur.kind
+        rng = self.range(cur)
+        if kind == K.INTEGER_LITERAL or kind == K.CHARACTER_LITERAL:
+            val = evaluate(cur)
+            return ir.IntLit(int(val) if val is not None else 0, rng)
+        if kind == K.FLOATING_LITERAL:
+            val = evaluate(cur)
+            text = self.slice(rng)
+            if not text or not (text[0].isdigit() or text[0] == "."):
+                text = repr(float(val or 0.0))
+            return ir.FloatLit(float(val or 0.0), text, rng)
+        if kind == K.DECL_REF_EXPR:
+            ref = cur.referenced
+            if ref is not None and ref.kind == K.ENUM_CONSTANT_DECL:
+                return ir.IntLit(ref.enum_value, rng)
+            return ir.Var(cur.spelling, rng, self._type(cur.type, []))
+        if kind == K.ARRAY_SUBSCRIPT_EXPR:
+            return self.subscript(cur, rng)
+        if kind == K.BINARY_OPERATOR:
+            op = binary_operator(cur)
+            lhs, rhs = cur.get_children()
+            if op in ("=", ",") or op in _COMPOUND_OPS:
+                return self.opaque(cur, "SideEffect", f"`{op}` inside an expression has a side effect")
+            return ir.Binary(op, self.expr(lhs), self.expr(rhs), rng)
+        if kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            return self.opaque(cur, "SideEffect", "an assignment inside an expression")
+        if kind == K.UNARY_OPERATOR:
+            return self.unary(cur, rng)
+        if kind == K.CONDITIONAL_OPERATOR:
+            c, t, e = cur.get_children()
+            return ir.Ternary(self.expr(c), self.expr(t), self.expr(e), rng)
+        if kind == K.CALL_EXPR:
+            name = cur.spelling
+            return ir.Call(name, tuple(self.expr(a) for a in cur.get_arguments()), rng)
+        if kind in (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR):
+            operand = [c for c in cur.get_children() if c.kind.is_expression()][-1]
+            return ir.Cast(self.type(cur.type, None), self.expr(operand), rng)
+        if kind == K.MEMBER_REF_EXPR:
+            base = next(cur.get_children(), None)
+            if base is not None and _ref_name(base) in _CUDA_BUILTINS:
+                return ir.Var(f"{_ref_name(base)}.{cur.spelling}", rng, ir.Scalar("unsigned int"))
+            return self.opaque(cur, "UnsupportedExpression", "a struct member access")
+        val = evaluate(cur) if kind != K.CALL_EXPR else None
+        if isinstance(val, int):
+            return ir.IntLit(val, rng)
+        what = kind.name.lower().replace("_", " ")
+        return self.opaque(cur, "UnsupportedExpression", f"a {what} is not supported")
+
+    def subscript(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
+        indices: list[ir.Expr] = []
+        node = cur
+        while node.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base, index = node.get_children()
+            indices.append(self.expr(index))
+            node = _unwrap(base)
+        indices.reverse()
+        if node.kind == K.DECL_REF_EXPR:
+            return ir.Subscript(node.spelling, tuple(indices), rng, self.range(node))
+        return self.opaque(
+            cur,
+            "PointerArithmetic",
+            f"the array base `{self.slice(self.range(node))}` is not a named array or pointer",
+        )
+
+    def unary(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
+        op = unary_operator(cur)
+        children = list(cur.get_children())
+        if op in ("-", "+", "!", "~") and children:
+            return ir.Unary(op, self.expr(children[0]), rng)
+        if op == "*":
+            return self.opaque(cur, "PointerArithmetic", "a pointer dereference (`*p`)")
+        if op == "&":
+            return self.opaque(cur, "PointerArithmetic", "taking an address (`&x`)")
+        if op in ("++", "--", "post++", "post--"):
+            return self.opaque(cur, "SideEffect", f"`{op.replace('post', '')}` inside an expression")
+        val = evaluate(cur)
+        if isinstance(val, int):  # sizeof, alignof
+            return ir.IntLit(val, rng)
+        return self.opaque(cur, "UnsupportedExpression", f"the operator `{op}` is not supported")
+
+    def opaque(self, cur: ci.Cursor, reason: str, message: str) -> ir.OpaqueExpr:
+        rng = self.range(cur)
+        return ir.OpaqueExpr(reason, message, self.slice(rng), rng)
+
+    # ------------------------------------------------------------------------------ ranges
+
+    def range(self, cur: ci.Cursor) -> SourceRange:
+        return source_range(cur.extent, self.path)
+
+    def name_range(self, cur: ci.Cursor) -> SourceRange:
+        loc = cur.location
+        file = loc.file.name if loc.file else self.path
+        return SourceRange(file, loc.line, loc.column, loc.line, loc.column + len(cur.spelling))
+
+    def range_of_tokens(self, cur: ci.Cursor, count: int) -> SourceRange:
+        toks = list(cur.get_tokens())[:count]
+        if not toks:
+            return self.range(cur)
+        start, end = toks[0].extent.start, toks[-1].extent.end
+        return SourceRange(self.path, start.line, start.column, end.line, end.column)
+
+    def _header_range(self, cur: ci.Cursor, body: ci.Cursor) -> SourceRange:
+        """From the loop keyword to the closing parenthesis (or to the body's start)."""
+        start = cur.extent.start
+        end_line, end_col = body.extent.start.line, body.extent.start.column
+        if cur.kind == K.DO_STMT:
+            end_line, end_col = start.line, start.column + 2
+        else:
+            depth = 0
+            for tok in cur.get_tokens():
+                if tok.spelling == "(":
+                    depth += 1
+                elif tok.spelling == ")":
+                    depth -= 1
+                    if depth == 0:
+                        end_line, end_col = tok.extent.end.line, tok.extent.end.column
+                        break
+        return SourceRange(self.path, start.line, start.column, end_line, end_col)
+
+    def slice(self, rng: SourceRange) -> str:
+        """The source text of `rng` in the main file ("" for other files)."""
+        if rng.file != self.path or rng.line < 1 or rng.end_line > len(self._line_offsets):
+            return ""
+        a = self._line_offsets[rng.line - 1] + rng.col - 1
+        b = self._line_offsets[rng.end_line - 1] + rng.end_col - 1
+        return self.text[a:b]
+
+
+_NO_RANGE = SourceRange("<builtin>", 0, 0, 0, 0)
+
+
+def _line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            offsets.append(i + 1)
+    return offsets
+
+
+def _unwrap(cur: ci.Cursor) -> ci.Cursor:
+    while cur.kind in _WRAPPERS:
+        children = list(cur.get_children())
+        if len(children) != 1:
+            break
+        cur = children[0]
+    return cur
+
+
+def _ref_name(cur: ci.Cursor) -> str | None:
+    cur = _unwrap(cur)
+    return cur.spelling if cur.kind == K.DECL_REF_EXPR else None
+
+
+def _is_var(e: ir.Expr, name: str) -> bool:
+    return isinstance(e, ir.Var) and e.name == name
+
+
+def _is_initializer(decl: ci.Cursor, child: ci.Cursor) -> bool:
+    """Whether `child` of a VAR_DECL/PARM_DECL is its initializer rather than an array size."""
+    if not child.kind.is_expression():
+        return False
+    eq = None
+    for tok in decl.get_tokens():
+        if tok.spelling == "=":
+            eq = tok.extent.start.offset
+            break
+    return eq is not None and child.extent.start.offset > eq
+
+
+def _is_arithmetic(typ: ci.Type) -> bool:
+    canon = typ.get_canonical().kind
+    return T.BOOL.value <= canon.value <= T.LONGDOUBLE.value or canon in _FLOAT_KINDS
+
+
+def _is_integer(typ: ci.Type) -> bool:
+    canon = typ.get_canonical().kind
+    return T.BOOL.value <= canon.value <= T.INT128.value
+
+
+def _scalar_name(typ: ci.Type) -> str:
+    name = typ.get_canonical().spelling
+    for q in ("const ", "volatile ", "restrict ", "__restrict "):
+        name = name.replace(q, "")
+    return name.strip()
+
+
+def _is_restrict(typ: ci.Type) -> bool:
+    return typ.is_restrict_qualified() or "restrict" in typ.spelling
+
+
+def _opaque_reason(e: ir.Expr) -> str:
+    return e.reason if isinstance(e, ir.OpaqueExpr) else "UnsupportedStatement"

@@ -1,0 +1,1 @@
+"""SCoP detection and the polyhedral model."""

@@ -1,0 +1,310 @@
+"""From loop-IR expressions to affine forms and isl text.
+
+An expression is *affine* in a set of names when it is a sum of integer multiples of those names and
+a constant (``2*i + n - 1``); C's ``/`` and ``%`` by a positive constant are accepted as isl's
+``floor`` and ``mod`` (exact for the non-negative values loop counters take). Polynomials
+(``i*n + j``) are kept separately for delinearization.
+
+Failures carry the offending sub-expression, so that remarks point at exactly that text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core_compiler.frontend import ir
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``sum(coeffs[name] * name) + const``; `atoms` holds isl text of floor/mod terms."""
+
+    coeffs: tuple[tuple[str, int], ...]
+    const: int
+
+    @staticmethod
+    def of(coeffs: dict[str, int], const: int = 0) -> Affine:
+        return Affine(tuple(sorted((k, v) for k, v in coeffs.items() if v)), const)
+
+    def coeff(self, name: str) -> int:
+        return dict(self.coeffs).get(name, 0)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(k for k, _ in self.coeffs)
+
+    def __add__(self, other: Affine) -> Affine:
+        c = dict(self.coeffs)
+        for k, v in other.coeffs:
+            c[k] = c.get(k, 0) + v
+        return Affine.of(c, self.const + other.const)
+
+    def scale(self, f: int) -> Affine:
+        return Affine.of({k: v * f for k, v in self.coeffs}, self.const * f)
+
+    def __neg__(self) -> Affine:
+        return self.scale(-1)
+
+    def __sub__(self, other: Affine) -> Affine:
+        return self + (-other)
+
+    def is_constant(self) -> bool:
+        return not self.coeffs
+
+    def isl(self) -> str:
+        """isl syntax, e.g. ``2*i + n - 1``."""
+        parts = []
+        for raw, v in self.coeffs:
+            name = isl_name(raw)
+            term = name if v == 1 else (f"-{name}" if v == -1 else f"{v}*{name}")
+            parts.append(term)
+        if self.const or not parts:
+            parts.append(str(self.const))
+        text = " + ".join(parts)
+        return text.replace("+ -", "- ")
+
+
+_ISL_RESERVED = frozenset(
+    "and or not min max floor ceil mod exists true false infty NaN domain range".split()
+)
+
+
+def isl_name(name: str) -> str:
+    """A C name as an isl identifier (isl keywords and CUDA's `threadIdx.x` are renamed)."""
+    if is_atom(name):
+        return name
+    name = name.replace(".", "_")
+    return name + "_" if name in _ISL_RESERVED else name
+
+
+@dataclass(frozen=True)
+class NotAffine:
+    """Why an expression is not affine: the culprit sub-expression and a kind."""
+
+    expr: ir.Expr
+    kind: str  # "product" | "variable" | "array" | "call" | "float" | "other"
+    detail: str = ""
+
+
+# Atom names for floor/mod terms are the isl text itself: "floor((i)/2)"
+AtomNamer = Callable[[str], str]
+
+
+def affine(expr: ir.Expr, allowed: Callable[[str], bool]) -> Affine | NotAffine:
+    """The affine form of `expr` over the names for which `allowed` is true."""
+    if isinstance(expr, ir.IntLit):
+        return Affine.of({}, expr.value)
+    if isinstance(expr, ir.Var):
+        if allowed(expr.name):
+            return Affine.of({expr.name: 1})
+        return NotAffine(expr, "variable", expr.name)
+    if isinstance(expr, ir.Cast):
+        if isinstance(expr.type, ir.Scalar) and expr.type.is_integer:
+            return affine(expr.operand, allowed)
+        return NotAffine(expr, "float")
+    if isinstance(expr, ir.Unary) and expr.op in ("-", "+"):
+        inner = affine(expr.operand, allowed)
+        if isinstance(inner, NotAffine) or expr.op == "+":
+            return inner
+        return -inner
+    if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*", "/", "%"):
+        return _binary(expr, allowed)
+    if isinstance(expr, ir.Subscript):
+        return NotAffine(expr, "array")
+    if isinstance(expr, ir.Call):
+        return NotAffine(expr, "call")
+    if isinstance(expr, ir.FloatLit):
+        return NotAffine(expr, "float")
+    return NotAffine(expr, "other")
+
+
+def _binary(expr: ir.Binary, allowed: Callable[[str], bool]) -> Affine | NotAffine:
+    lhs = affine(expr.lhs, allowed)
+    if isinstance(lhs, NotAffine):
+        return lhs
+    rhs = affine(expr.rhs, allowed)
+    if isinstance(rhs, NotAffine):
+        return rhs
+    if expr.op == "+":
+        return lhs + rhs
+    if expr.op == "-":
+        return lhs - rhs
+    if expr.op == "*":
+        if lhs.is_constant():
+            return rhs.scale(lhs.const)
+        if rhs.is_constant():
+            return lhs.scale(rhs.const)
+        return NotAffine(expr, "product")
+    # "/" and "%": only by a positive constant, as an isl floor/mod atom
+    if not rhs.is_constant() or rhs.const <= 0:
+        return NotAffine(expr, "product")
+    if lhs.is_constant():
+        q = lhs.const // rhs.const if lhs.const >= 0 else -((-lhs.const) // rhs.const)
+        return Affine.of({}, q if expr.op == "/" else lhs.const - q * rhs.const)
+    atom = (
+        f"floor(({lhs.isl()})/{rhs.const})" if expr.op == "/" else f"(({lhs.isl()}) mod {rhs.const})"
+    )
+    return Affine.of({atom: 1})
+
+
+def is_atom(name: str) -> bool:
+    return name.startswith(("floor(", "(("))
+
+
+# ------------------------------------------------------------------------------ conditions
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``expr op 0`` with op ``>=`` or ``=``, or ``%k`` for "expr is a multiple of k".
+
+    A condition is a DNF of these."""
+
+    expr: Affine
+    op: str
+
+
+Dnf = tuple[tuple[Constraint, ...], ...]  # or of ands
+
+
+def condition(expr: ir.Expr, allowed: Callable[[str], bool], negate: bool = False) -> Dnf | NotAffine:
+    """An affine condition in disjunctive normal form (``a < b`` is ``b - a - 1 >= 0``)."""
+    if isinstance(expr, ir.Unary) and expr.op == "!":
+        return condition(expr.operand, allowed, not negate)
+    if isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
+        lhs = condition(expr.lhs, allowed, negate)
+        if isinstance(lhs, NotAffine):
+            return lhs
+        rhs = condition(expr.rhs, allowed, negate)
+        if isinstance(rhs, NotAffine):
+            return rhs
+        if (expr.op == "||") != negate:
+            return lhs + rhs
+        return tuple(a + b for a in lhs for b in rhs)
+    if isinstance(expr, ir.Binary) and expr.op in _FLIP:
+        lhs = affine(expr.lhs, allowed)
+        if isinstance(lhs, NotAffine):
+            return lhs
+        rhs = affine(expr.rhs, allowed)
+        if isinstance(rhs, NotAffine):
+            return rhs
+        op = _FLIP[expr.op] if negate else expr.op
+        return _compare(lhs - rhs, op)
+    value = affine(expr, allowed)  # `if (n)` means n != 0
+    if isinstance(value, NotAffine):
+        return value
+    return _compare(value, "==" if negate else "!=")
+
+
+_FLIP = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def _compare(d: Affine, op: str) -> Dnf:
+    """``d op 0`` as DNF over ``>= 0`` and ``= 0`` constraints."""
+    one = Affine.of({}, 1)
+    if op == ">=":
+        return ((Constraint(d, ">="),),)
+    if op == ">":
+        return ((Constraint(d - one, ">="),),)
+    if op == "<=":
+        return ((Constraint(-d, ">="),),)
+    if op == "<":
+        return ((Constraint(-d - one, ">="),),)
+    if op == "==":
+        return ((Constraint(d, "="),),)
+    return ((Constraint(d - one, ">="),), (Constraint(-d - one, ">="),))
+
+
+def dnf_isl(dnf: Dnf) -> str:
+    """isl text of a DNF: ``(a >= 0 and b = 0) or (...)``."""
+    if not dnf:
+        return "false"
+    ors = []
+    for conj in dnf:
+        ands = [_constraint_isl(c) for c in conj] or ["true"]
+        ors.append("(" + " and ".join(ands) + ")")
+    return " or ".join(ors)
+
+
+def _constraint_isl(c: Constraint) -> str:
+    if c.op.startswith("%"):  # stride: expr is a multiple of the modulus
+        return f"({c.expr.isl()}) mod {c.op[1:]} = 0"
+    return f"{c.expr.isl()} {c.op} 0"
+
+
+# ------------------------------------------------------------------------------ polynomials
+
+Monomial = tuple[str, ...]  # sorted names; () is the constant term
+Poly = dict[Monomial, int]
+
+
+def polynomial(expr: ir.Expr, allowed: Callable[[str], bool]) -> Poly | None:
+    """The integer polynomial of `expr` over allowed names, or None (used for delinearization)."""
+    if isinstance(expr, ir.IntLit):
+        return {(): expr.value}
+    if isinstance(expr, ir.Var):
+        return {(expr.name,): 1} if allowed(expr.name) else None
+    if isinstance(expr, ir.Cast):
+        return polynomial(expr.operand, allowed)
+    if isinstance(expr, ir.Unary) and expr.op == "-":
+        p = polynomial(expr.operand, allowed)
+        return None if p is None else {m: -c for m, c in p.items()}
+    if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*"):
+        a, b = polynomial(expr.lhs, allowed), polynomial(expr.rhs, allowed)
+        if a is None or b is None:
+            return None
+        if expr.op == "*":
+            out: Poly = {}
+            for ma, ca in a.items():
+                for mb, cb in b.items():
+                    m = tuple(sorted(ma + mb))
+                    out[m] = out.get(m, 0) + ca * cb
+            return {m: c for m, c in out.items() if c}
+        sign = 1 if expr.op == "+" else -1
+        out = dict(a)
+        for m, c in b.items():
+            out[m] = out.get(m, 0) + sign * c
+        return {m: c for m, c in out.items() if c}
+    return None
+
+
+def poly_to_affine(p: Poly) -> Affine | None:
+    if any(len(m) > 1 for m in p):
+        return None
+    return Affine.of({m[0]: c for m, c in p.items() if m}, p.get((), 0))
+
+
+def delinearize(p: Poly, size_params: frozenset[str]) -> tuple[list[Affine], list[str]] | None:
+    """Split a linearized subscript into per-dimension affine subscripts.
+
+    ``i*n + j`` with size parameter ``n`` gives ``([i, j], ["n"])``;
+    ``i*n*m + j*m + k`` gives ``([i, j, k], ["n", "m"])`` (sizes outermost first).
+    """
+    dims: list[Affine] = []
+    sizes: list[str] = []
+    while True:
+        aff = poly_to_affine(p)
+        if aff is not None:
+            dims.insert(0, aff)
+            return (dims, sizes) if sizes else None
+        nonlinear = [m for m in p if len(m) > 1]
+        common = set(nonlinear[0]).intersection(*map(set, nonlinear[1:])) & size_params
+        if not common:
+            return None
+        s = sorted(common)[-1]
+        quotient: Poly = {}
+        rest: Poly = {}
+        for m, c in p.items():
+            if s in m:
+                lst = list(m)
+                lst.remove(s)
+                quotient[tuple(lst)] = quotient.get(tuple(lst), 0) + c
+            else:
+                rest[m] = c
+        inner = poly_to_affine(rest)
+        if inner is None:
+            return None
+        dims.insert(0, inner)
+        sizes.insert(0, s)
+        p = quotient

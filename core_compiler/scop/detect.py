@@ -1,0 +1,108 @@
+"""SCoP detection: the maximal static-control regions of a function, and why the rest is not one.
+
+A candidate is a statement holding a loop. Consecutive candidates that are each modelable, with the
+straight-line statements between them, are merged into one region when the merged region is still
+modelable (a scalar written by one nest may be a size of the next). A rejected candidate gets one
+remark per problem, and the search goes on inside its body, as Polly's does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core_compiler.frontend import ir
+from core_compiler.remarks import Remark, analysis, missed
+from core_compiler.scop.region import Problem, RegionInfo, check_region
+
+PASS = "scop-detect"
+
+
+@dataclass(frozen=True)
+class Detection:
+    regions: tuple[RegionInfo, ...]
+    remarks: tuple[Remark, ...]
+
+
+def detect_scops(function: ir.Function) -> Detection:
+    scanner = _Scanner(function)
+    symbols: dict[str, ir.CType] = {p.name: p.type for p in function.params}
+    scanner.scan(function.body, symbols)
+    return Detection(tuple(scanner.regions), tuple(scanner.remarks))
+
+
+def _has_loop(s: ir.Stmt) -> bool:
+    if isinstance(s, ir.For | ir.OtherLoop):
+        return True
+    return any(_has_loop(c) for c in ir.sub_statements(s))
+
+
+@dataclass
+class _Scanner:
+    function: ir.Function
+    regions: list[RegionInfo] = field(default_factory=list)
+    remarks: list[Remark] = field(default_factory=list)
+    _seen: set[tuple[str, object]] = field(default_factory=set)
+
+    def scan(self, block: tuple[ir.Stmt, ...], symbols: dict[str, ir.CType]) -> None:
+        run: list[ir.Stmt] = []
+        for s in block:
+            if isinstance(s, ir.Decl):
+                symbols[s.name] = s.type
+            result = check_region(self.function, (s,), symbols)
+            if isinstance(result, RegionInfo) and not isinstance(s, ir.Decl):
+                run.append(s)
+                continue
+            if isinstance(s, ir.Decl) and isinstance(result, RegionInfo) and run:
+                run.append(s)
+                continue
+            self.flush(run, symbols)
+            run = []
+            if _has_loop(s):
+                assert isinstance(result, list)
+                self.reject(result)
+                self.descend(s, symbols)
+        self.flush(run, symbols)
+
+    def descend(self, s: ir.Stmt, symbols: dict[str, ir.CType]) -> None:
+        inner = dict(symbols)
+        if isinstance(s, ir.For):
+            inner[s.var] = ir.Scalar("int")
+        if isinstance(s, ir.If):
+            self.scan(s.then, dict(inner))
+            self.scan(s.other, dict(inner))
+        else:
+            self.scan(ir.sub_statements(s), inner)
+
+    def flush(self, run: list[ir.Stmt], symbols: dict[str, ir.CType]) -> None:
+        """Turn a run of modelable statements into regions (trimmed to start and end with loops)."""
+        while run and not _has_loop(run[0]):
+            run = run[1:]
+        while run and not _has_loop(run[-1]):
+            run = run[:-1]
+        if not run:
+            return
+        merged = check_region(self.function, tuple(run), symbols)
+        if isinstance(merged, RegionInfo):
+            self.regions.append(merged)
+            return
+        for s in run:  # each loop nest is fine alone: keep them as separate regions
+            if _has_loop(s):
+                alone = check_region(self.function, (s,), symbols)
+                assert isinstance(alone, RegionInfo)
+                self.regions.append(alone)
+
+    def reject(self, problems: list[Problem]) -> None:
+        for p in problems:
+            key = (p.reason, p.range)
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            self.remarks.append(
+                missed(PASS, p.reason, p.message, p.range, self.function.name, **dict(p.args))
+            )
+
+
+def assumption_remarks(region: RegionInfo, function: str) -> list[Remark]:
+    return [
+        analysis(PASS, a.reason, a.message, a.range, function, **dict(a.args)) for a in region.assumptions
+    ]

@@ -1,0 +1,155 @@
+"""The polyhedral model of a region, in isl: domains, 2d+1 schedules, access relations, arrays.
+
+Example (matmul, ``C[i][j] = 0`` then ``C[i][j] += A[i][k]*B[k][j]``)::
+
+    S0: [ni, nj] -> { S0[i, j] : 0 <= i < ni and 0 <= j < nj }   schedule S0[i,j] -> [0,i,0,j,0,0,0]
+    S1: [ni, nj, nk] -> { S1[i, j, k] : ... }                     schedule S1[i,j,k] -> [0,i,0,j,1,k,0]
+        reads C[i, j], A[i, k], B[k, j]; writes C[i, j]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from core_compiler.scop.affine import Affine, dnf_isl, isl_name
+from core_compiler.scop.region import AccessInfo, ArrayDecl, LoopInfo, RegionInfo, StmtInfo
+from core_compiler.source import SourceRange
+
+
+@dataclass(frozen=True, eq=False)
+class Access:
+    array: str
+    relation: isl.Map  # statement instance -> array element, restricted to the domain
+    info: AccessInfo
+    is_write: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Statement:
+    name: str
+    info: StmtInfo
+    domain: isl.Set
+    schedule: isl.Map  # the original (2d+1) schedule
+    reads: tuple[Access, ...]
+    writes: tuple[Access, ...]
+
+    @property
+    def range(self) -> SourceRange:
+        return self.info.node.range
+
+    @property
+    def iterators(self) -> tuple[str, ...]:
+        return self.info.iterators
+
+
+@dataclass(frozen=True, eq=False)
+class Scop:
+    function: str
+    index: int  # within the function
+    region: RegionInfo
+    ctx: isl.Context
+    context: isl.Set  # what hexplore assumes of the parameters
+    statements: tuple[Statement, ...]
+    arrays: tuple[ArrayDecl, ...]
+    extents: dict[str, isl.Set]  # array name -> the elements it may hold (where sizes are known)
+
+    @property
+    def name(self) -> str:
+        return f"{self.function}#scop{self.index}"
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return self.region.params
+
+    @property
+    def loops(self) -> tuple[LoopInfo, ...]:
+        return self.region.loops
+
+    @property
+    def range(self) -> SourceRange:
+        return self.region.range
+
+    def domains(self) -> isl.UnionSet:
+        return _union_set(self.ctx, [s.domain for s in self.statements])
+
+    def schedule(self) -> isl.UnionMap:
+        return _union_map(self.ctx, [s.schedule for s in self.statements])
+
+    def reads(self, array: str | None = None) -> isl.UnionMap:
+        return _union_map(
+            self.ctx, [a.relation for s in self.statements for a in s.reads if array in (None, a.array)]
+        )
+
+    def writes(self, array: str | None = None) -> isl.UnionMap:
+        return _union_map(
+            self.ctx, [a.relation for s in self.statements for a in s.writes if array in (None, a.array)]
+        )
+
+    def statement(self, name: str) -> Statement:
+        return next(s for s in self.statements if s.name == name)
+
+
+def _union_set(ctx: isl.Context, sets: list[isl.Set]) -> isl.UnionSet:
+    out = isl.UnionSet.empty(isl.Space.params_alloc(ctx, 0))
+    for s in sets:
+        out = out.union(isl.UnionSet.from_set(s))
+    return out
+
+
+def _union_map(ctx: isl.Context, maps: list[isl.Map]) -> isl.UnionMap:
+    out = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
+    for m in maps:
+        out = out.union(isl.UnionMap.from_map(m))
+    return out
+
+
+def build_model(function: str, index: int, region: RegionInfo, ctx: isl.Context) -> Scop:
+    """Build the isl model; raises isl.Error when isl gives up (e.g. its operation budget)."""
+    params = "[" + ", ".join(isl_name(p) for p in region.params) + "]"
+    depth = max((len(s.loops) for s in region.statements), default=0)
+    statements = tuple(_statement(ctx, params, s, depth) for s in region.statements)
+    extents = {a.name: _extent(ctx, params, a) for a in region.arrays}
+    sizes = sorted({n for a in region.arrays for e in a.extents if e is not None for n in e.names})
+    context_text = " and ".join(f"{isl_name(n)} >= 0" for n in sizes) or "true"
+    context = isl.Set.read_from_str(ctx, f"{params} -> {{ : {context_text} }}")
+    return Scop(function, index, region, ctx, context, statements, region.arrays, extents)
+
+
+def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statement:
+    iters = ", ".join(isl_name(i) for i in s.iterators)
+    constraints = " and ".join(f"({dnf_isl(c)})" for c in s.constraints) or "true"
+    domain = isl.Set.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] : {constraints} }}")
+    time = []
+    for level, loop in enumerate(s.loops):
+        time.append(str(s.position[level]))
+        time.append(isl_name(loop.var) if loop.step > 0 else f"-{isl_name(loop.var)}")
+    time.append(str(s.position[len(s.loops)]))
+    time += ["0"] * (2 * depth + 1 - len(time))
+    schedule = isl.Map.read_from_str(
+        ctx, f"{params} -> {{ {s.name}[{iters}] -> [{', '.join(time)}] }}"
+    ).intersect_domain(domain)
+
+    def access(a: AccessInfo, is_write: bool) -> Access:
+        idx = ", ".join(i.isl() for i in a.indices)
+        rel = isl.Map.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] -> {isl_name(a.array)}[{idx}] }}")
+        return Access(a.array, rel.intersect_domain(domain), a, is_write)
+
+    return Statement(
+        s.name,
+        s,
+        domain,
+        schedule,
+        tuple(access(a, False) for a in s.reads),
+        tuple(access(a, True) for a in s.writes),
+    )
+
+
+def _extent(ctx: isl.Context, params: str, a: ArrayDecl) -> isl.Set:
+    names = [f"a{d}" for d in range(len(a.extents))]
+    cons = []
+    for name, ext in zip(names, a.extents, strict=True):
+        cons.append(f"0 <= {name}" + (f" < {Affine.isl(ext)}" if ext is not None else ""))
+    body = " and ".join(cons) or "true"
+    return isl.Set.read_from_str(ctx, f"{params} -> {{ {isl_name(a.name)}[{', '.join(names)}] : {body} }}")

@@ -1,0 +1,608 @@
+"""Checking one candidate region and describing it in affine terms (still without isl).
+
+`check_region` walks a list of loop-IR statements and returns either a `RegionInfo` — statements
+with their iteration constraints, textual positions and affine accesses — or the list of problems,
+each with a stable reason name, a message for a C programmer and the exact range of the culprit.
+`model.py` turns a `RegionInfo` into isl objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from core_compiler.frontend import ir
+from core_compiler.scop.affine import (
+    Affine,
+    Dnf,
+    NotAffine,
+    condition,
+    delinearize,
+    is_atom,
+    polynomial,
+)
+from core_compiler.source import SourceRange
+
+PURE_MATH = frozenset(
+    """sqrt sqrtf exp expf exp2 log logf log2 log10 pow powf fabs fabsf abs labs sin sinf cos cosf
+    tan tanf tanh tanhf sinh cosh asin acos atan atan2 floor floorf ceil ceilf fmax fmaxf fmin fminf
+    fmod fmodf round trunc cbrt hypot erf min max""".split()
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    reason: str
+    message: str
+    range: SourceRange
+    args: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    id: str  # "L0", "L1", … in source order within the region
+    var: str
+    depth: int  # 0 for outermost
+    init: Affine
+    cond: Dnf
+    step: int
+    range: SourceRange
+    header_range: SourceRange
+    parent: str | None
+
+
+@dataclass(frozen=True)
+class AccessInfo:
+    array: str
+    indices: tuple[Affine, ...]
+    range: SourceRange
+    text: str
+
+
+@dataclass(frozen=True)
+class StmtInfo:
+    name: str
+    node: ir.Assign
+    loops: tuple[LoopInfo, ...]
+    constraints: tuple[Dnf, ...]  # conjunction; each a DNF over the iterators and parameters
+    position: tuple[int, ...]  # textual position at each depth (len = depth + 1)
+    reads: tuple[AccessInfo, ...]
+    writes: tuple[AccessInfo, ...]
+
+    @property
+    def iterators(self) -> tuple[str, ...]:
+        return tuple(loop.var for loop in self.loops)
+
+
+@dataclass(frozen=True)
+class ArrayDecl:
+    name: str
+    elem_type: str
+    extents: tuple[Affine | None, ...]  # outermost first; None where unknown
+    kind: str  # "array" | "scalar" | "local-scalar"
+    range: SourceRange
+    delinearized: bool = False
+
+
+@dataclass(frozen=True)
+class RegionInfo:
+    stmts: tuple[ir.Stmt, ...]
+    range: SourceRange
+    statements: tuple[StmtInfo, ...]
+    loops: tuple[LoopInfo, ...]
+    arrays: tuple[ArrayDecl, ...]
+    params: tuple[str, ...]
+    readonly_scalars: tuple[tuple[str, str], ...]  # (name, type) of values read, never written
+    assumptions: tuple[Problem, ...]  # delinearization and no-alias assumptions (not problems)
+
+
+@dataclass
+class _Ctx:
+    loops: tuple[LoopInfo, ...] = ()
+    constraints: tuple[Dnf, ...] = ()
+    position: tuple[int, ...] = (0,)
+
+    @property
+    def iterators(self) -> tuple[str, ...]:
+        return tuple(loop.var for loop in self.loops)
+
+
+@dataclass
+class _Walker:
+    function: ir.Function
+    symbols: dict[str, ir.CType]
+    written: set[str]
+    problems: list[Problem] = field(default_factory=list)
+    statements: list[StmtInfo] = field(default_factory=list)
+    loops: list[LoopInfo] = field(default_factory=list)
+    arrays: dict[str, ArrayDecl] = field(default_factory=dict)
+    params: set[str] = field(default_factory=set)
+    readonly: dict[str, str] = field(default_factory=dict)
+    assumptions: list[Problem] = field(default_factory=list)
+    local_scalar_dims: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    delinearized: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    # --------------------------------------------------------------------------- names
+
+    def type_of(self, name: str, var: ir.Var | None = None) -> ir.CType | None:
+        if name in self.symbols:
+            return self.symbols[name]
+        return var.type if var is not None else None
+
+    def is_int(self, name: str) -> bool:
+        t = self.symbols.get(name)
+        return isinstance(t, ir.Scalar) and t.is_integer
+
+    def allowed(self, ctx: _Ctx) -> object:
+        iters = set(ctx.iterators)
+
+        def ok(name: str) -> bool:
+            if name in iters:
+                return True
+            if name in self.written or not self.is_int(name):
+                return False
+            self.params.add(name)
+            return True
+
+        return ok
+
+    # --------------------------------------------------------------------------- statements
+
+    def block(self, stmts: tuple[ir.Stmt, ...], ctx: _Ctx) -> int:
+        """Handle a statement list; returns how many schedule positions it used."""
+        used = 0
+        for s in stmts:
+            here = _Ctx(ctx.loops, ctx.constraints, (*ctx.position[:-1], ctx.position[-1] + used))
+            used += self.stmt(s, here)
+        return used
+
+    def stmt(self, s: ir.Stmt, ctx: _Ctx) -> int:
+        if isinstance(s, ir.For):
+            self.for_loop(s, ctx)
+        elif isinstance(s, ir.If):
+            return self.if_stmt(s, ctx)
+        elif isinstance(s, ir.Assign):
+            self.assign(s, ctx)
+        elif isinstance(s, ir.Decl):
+            return self.decl(s, ctx)
+        elif isinstance(s, ir.OtherLoop):
+            self.problem(s.reason, s.message, s.header_range)
+            self.block(s.body, ctx)
+        elif isinstance(s, ir.Jump):
+            self.problem(
+                "UnstructuredControlFlow",
+                f"`{s.kind}` leaves the loop nest early, so which iterations run is not known "
+                "before the loops start",
+                s.range,
+            )
+        elif isinstance(s, ir.ExprStmt):
+            self.expr_stmt(s)
+        elif isinstance(s, ir.OpaqueStmt):
+            self.problem(s.reason, s.message, s.range)
+        return 1
+
+    def for_loop(self, s: ir.For, ctx: _Ctx) -> None:
+        allowed = self.allowed(ctx)
+        init = self.affine_or_problem(s.init, allowed, "NonAffineLoopBound", f"the start of loop `{s.var}`")
+        inner = _Ctx(ctx.loops, ctx.constraints, ctx.position)
+        inner_allowed = self.allowed(_Ctx((*ctx.loops, _placeholder(s.var)), ctx.constraints))
+        cond = condition(s.cond, inner_allowed)  # type: ignore[arg-type]
+        if isinstance(cond, NotAffine):
+            self.non_affine(cond, "NonAffineLoopBound", f"the condition of loop `{s.var}`")
+        elif not _bounds_iterator(cond, s.var, s.step):
+            self.problem(
+                "NonCanonicalLoop",
+                f"the condition `{_text(s.cond)}` does not bound `{s.var}` in the direction it "
+                f"moves (step {s.step:+d}); write `{s.var} < n`-style bounds",
+                s.cond.range,
+            )
+        for w in _assigned_names(s.body):
+            if w[0] == s.var:
+                self.problem(
+                    "NonCanonicalLoop",
+                    f"the loop counter `{s.var}` is changed inside the loop body",
+                    w[1],
+                )
+        if isinstance(init, NotAffine) or isinstance(cond, NotAffine):
+            self.block(s.body, inner)  # keep looking for other problems inside
+            return
+        loop = LoopInfo(
+            f"L{len(self.loops)}",
+            s.var,
+            len(ctx.loops),
+            init,
+            cond,
+            s.step,
+            s.range,
+            s.header_range,
+            ctx.loops[-1].id if ctx.loops else None,
+        )
+        self.loops.append(loop)
+        lower = _lower_bound(s.var, init, s.step)
+        body_ctx = _Ctx((*ctx.loops, loop), (*ctx.constraints, lower, cond), (*ctx.position, 0))
+        self.block(s.body, body_ctx)
+
+    def if_stmt(self, s: ir.If, ctx: _Ctx) -> int:
+        allowed = self.allowed(ctx)
+        then_c = condition(s.cond, allowed)  # type: ignore[arg-type]
+        else_c = condition(s.cond, allowed, negate=True)  # type: ignore[arg-type]
+        if isinstance(then_c, NotAffine) or isinstance(else_c, NotAffine):
+            bad = then_c if isinstance(then_c, NotAffine) else else_c
+            assert isinstance(bad, NotAffine)
+            self.non_affine(bad, "NonAffineCondition", "the `if` condition")
+            then_c = else_c = ()
+        used = self.block(s.then, _Ctx(ctx.loops, (*ctx.constraints, then_c), ctx.position))
+        shifted = (*ctx.position[:-1], ctx.position[-1] + used)
+        return used + self.block(s.other, _Ctx(ctx.loops, (*ctx.constraints, else_c), shifted))
+
+    def decl(self, s: ir.Decl, ctx: _Ctx) -> int:
+        self.symbols[s.name] = s.type
+        if not isinstance(s.type, ir.Scalar):
+            self.problem(
+                "UnsupportedStatement",
+                f"the local array or pointer `{s.name}` declared inside the loop nest is not "
+                "supported; declare it before the loops",
+                s.range,
+            )
+            return 0
+        self.local_scalar_dims[s.name] = ctx.iterators
+        if s.init is None:
+            return 0
+        self.assign(ir.Assign(ir.Var(s.name, s.range, s.type), "=", s.init, s.range), ctx)
+        return 1
+
+    def assign(self, s: ir.Assign, ctx: _Ctx) -> None:
+        allowed = self.allowed(ctx)
+        write = self.access(s.target, ctx, allowed, is_write=True)
+        reads = list(self.reads(s.value, ctx, allowed))
+        if s.op != "=" and write is not None:
+            reads.append(write)
+        if write is None:
+            return
+        self.statements.append(
+            StmtInfo(
+                f"S{len(self.statements)}",
+                s,
+                ctx.loops,
+                ctx.constraints,
+                ctx.position,
+                tuple(reads),
+                (write,),
+            )
+        )
+
+    def expr_stmt(self, s: ir.ExprStmt) -> None:
+        e = s.expr
+        if isinstance(e, ir.Call) and e.name not in PURE_MATH:
+            self.problem(
+                "ImpureCall",
+                f"the call to `{e.name}` may have side effects (I/O, memory, global state); only "
+                "pure math functions such as `sqrt` or `fmax` can appear in a modeled loop nest",
+                e.range,
+                callee=e.name,
+            )
+        elif isinstance(e, ir.OpaqueExpr):
+            self.problem(e.reason, e.message, e.range)
+        else:
+            self.problem("UnsupportedStatement", "an expression statement with no effect", s.range)
+
+    # --------------------------------------------------------------------------- accesses
+
+    def reads(self, e: ir.Expr, ctx: _Ctx, allowed: object) -> Iterator[AccessInfo]:
+        if isinstance(e, ir.Subscript | ir.Var):
+            acc = self.access(e, ctx, allowed, is_write=False)
+            if acc is not None:
+                yield acc
+            return
+        if isinstance(e, ir.Call) and e.name not in PURE_MATH:
+            self.problem(
+                "ImpureCall",
+                f"the call to `{e.name}` may have side effects or read memory hexplore cannot "
+                "see; only pure math functions such as `sqrt` or `fmax` are allowed",
+                e.range,
+                callee=e.name,
+            )
+        if isinstance(e, ir.OpaqueExpr):
+            self.problem(e.reason, e.message, e.range)
+            return
+        for sub in ir.sub_expressions(e):
+            yield from self.reads(sub, ctx, allowed)
+
+    def access(self, e: ir.Var | ir.Subscript, ctx: _Ctx, allowed: object, is_write: bool) -> AccessInfo | None:
+        if isinstance(e, ir.Var):
+            return self.scalar_access(e, ctx, is_write)
+        typ = self.type_of(e.base)
+        if typ is None or isinstance(typ, ir.Scalar | ir.OtherType):
+            self.problem(
+                "PointerArithmetic", f"`{e.base}` is not an array or pointer hexplore can see", e.base_range
+            )
+            return None
+        if e.base in self.written or (e.base in self.symbols and self._is_local_pointer(e.base)):
+            self.problem(
+                "PossibleAliasing",
+                f"`{e.base}` is a local pointer; hexplore cannot tell which array it points into, "
+                "so accesses through it may alias other arrays",
+                e.base_range,
+                array=e.base,
+            )
+            return None
+        decl = self.array_decl(e.base, typ, e.range)
+        indices: list[Affine] = []
+        for idx in e.indices:
+            aff = self.index(idx, e, allowed, len(e.indices), len(decl.extents))
+            if aff is None:
+                return None
+            indices.extend(aff)
+        if len(indices) != len(self.arrays[e.base].extents):
+            self.problem(
+                "UnsupportedExpression",
+                f"`{_text(e)}` uses {len(e.indices)} subscripts on an array of "
+                f"{len(decl.extents)} dimensions",
+                e.range,
+            )
+            return None
+        return AccessInfo(e.base, tuple(indices), e.range, _text(e))
+
+    def index(self, idx: ir.Expr, e: ir.Subscript, allowed: object, n_idx: int, n_dims: int) -> list[Affine] | None:
+        from core_compiler.scop.affine import affine
+
+        aff = affine(idx, allowed)  # type: ignore[arg-type]
+        if not isinstance(aff, NotAffine) and not any(is_atom(n) for n in aff.names):
+            if e.base in self.delinearized and n_idx == 1:
+                self.problem(
+                    "NonAffineSubscript",
+                    f"`{e.base}` is used both as a 2-D array (`i*n + j`) and with the plain subscript "
+                    f"`{_text(idx)}`",
+                    idx.range,
+                )
+                return None
+            return [aff]
+        if not isinstance(aff, NotAffine):
+            return [aff]
+        if aff.kind == "array":
+            self.problem(
+                "IndirectAccess",
+                f"`{_text(e)}` takes its subscript from the array `{_base(aff.expr)}`, so which "
+                "element it touches is only known at run time",
+                idx.range,
+                array=e.base,
+            )
+            return None
+        if aff.kind == "product" and n_idx == 1 and n_dims == 1:
+            split = self.try_delinearize(idx, e, allowed)
+            if split is not None:
+                return split
+        self.non_affine(aff, "NonAffineSubscript", f"the subscript of `{e.base}`")
+        return None
+
+    def try_delinearize(self, idx: ir.Expr, e: ir.Subscript, allowed: object) -> list[Affine] | None:
+        poly = polynomial(idx, allowed)  # type: ignore[arg-type]
+        if poly is None:
+            return None
+        names = {n for m in poly for n in m}
+        sizes = frozenset(n for n in names if n in self.params)
+        split = delinearize(poly, sizes)
+        if split is None:
+            return None
+        dims, size_names = split
+        known = self.delinearized.get(e.base)
+        if known is not None and known != tuple(size_names):
+            return None
+        if known is None:
+            if any(d is not None for d in self.arrays[e.base].extents) or e.base in self._plain_1d:
+                return None
+            self.delinearized[e.base] = tuple(size_names)
+            old = self.arrays[e.base]
+            extents = (None, *(Affine.of({s: 1}) for s in size_names))
+            self.arrays[e.base] = ArrayDecl(old.name, old.elem_type, extents, old.kind, old.range, True)
+            self.assumptions.append(
+                Problem(
+                    "Delinearized",
+                    f"`{e.base}` is indexed as `{_text(idx)}`; hexplore treats it as a "
+                    f"{len(dims)}-D array with rows of {' x '.join(size_names)} elements, assuming "
+                    "every inner subscript stays within its row",
+                    idx.range,
+                    (("array", e.base), ("sizes", ",".join(size_names))),
+                )
+            )
+        return dims
+
+    @property
+    def _plain_1d(self) -> set[str]:
+        return {s.array for st in self.statements for s in (*st.reads, *st.writes)}
+
+    def scalar_access(self, v: ir.Var, ctx: _Ctx, is_write: bool) -> AccessInfo | None:
+        name = v.name
+        if name in ctx.iterators:
+            if is_write:
+                self.problem("NonCanonicalLoop", f"the loop counter `{name}` is assigned", v.range)
+            return None
+        typ = self.type_of(name, v)
+        if not is_write and name not in self.written:
+            if isinstance(typ, ir.Scalar) and not typ.is_integer:
+                self.readonly[name] = typ.name
+            elif isinstance(typ, ir.Scalar):
+                self.params.add(name)
+            return None
+        if not isinstance(typ, ir.Scalar):
+            self.problem("UnsupportedExpression", f"`{name}` is not a scalar variable", v.range)
+            return None
+        dims = self.local_scalar_dims.get(name, ())
+        kind = "local-scalar" if name in self.local_scalar_dims else "scalar"
+        if name not in self.arrays:
+            extents: tuple[Affine | None, ...] = tuple(None for _ in dims)
+            self.arrays[name] = ArrayDecl(name, typ.name, extents, kind, v.range)
+        indices = tuple(Affine.of({d: 1}) for d in dims)
+        return AccessInfo(name, indices, v.range, name)
+
+    def array_decl(self, name: str, typ: ir.CType, rng: SourceRange) -> ArrayDecl:
+        if name not in self.arrays:
+            self.arrays[name] = ArrayDecl(name, _elem_name(typ), self.extents(typ), "array", rng)
+        return self.arrays[name]
+
+    def extents(self, typ: ir.CType) -> tuple[Affine | None, ...]:
+        if isinstance(typ, ir.Pointer):
+            return (None, *self.extents(typ.pointee))
+        if isinstance(typ, ir.Array):
+            out: list[Affine | None] = []
+            ok = self.allowed(_Ctx())
+            for d in typ.dims:
+                if d is None:
+                    out.append(None)
+                    continue
+                from core_compiler.scop.affine import affine
+
+                aff = affine(d, ok)  # type: ignore[arg-type]
+                out.append(aff if isinstance(aff, Affine) else None)
+            return (*out, *self.extents(typ.elem))
+        return ()
+
+    def _is_local_pointer(self, name: str) -> bool:
+        is_param = self.function.param(name) is not None
+        return not is_param and isinstance(self.symbols.get(name), ir.Pointer)
+
+    # --------------------------------------------------------------------------- problems
+
+    def affine_or_problem(self, e: ir.Expr, allowed: object, reason: str, what: str) -> Affine | NotAffine:
+        from core_compiler.scop.affine import affine
+
+        aff = affine(e, allowed)  # type: ignore[arg-type]
+        if isinstance(aff, NotAffine):
+            self.non_affine(aff, reason, what)
+        return aff
+
+    def non_affine(self, bad: NotAffine, reason: str, what: str) -> None:
+        e = bad.expr
+        if bad.kind == "array":
+            self.problem(
+                reason if reason != "NonAffineSubscript" else "IndirectAccess",
+                f"{what} reads the array element `{_text(e)}`, whose value is only known at run time",
+                e.range,
+            )
+        elif bad.kind == "variable":
+            name = bad.detail
+            why = (
+                "is changed inside the loop nest"
+                if name in self.written
+                else "is not an integer"
+                if name in self.symbols
+                else "is not a variable hexplore knows"
+            )
+            self.problem(reason, f"{what} uses `{name}`, which {why}", e.range)
+        elif bad.kind == "product":
+            self.problem(
+                reason,
+                f"{what} is not affine: `{_text(e)}` multiplies or divides two variables (only "
+                "constant factors are allowed)",
+                e.range,
+            )
+        elif bad.kind == "call":
+            self.problem(reason, f"{what} calls `{_text(e)}`", e.range)
+        elif bad.kind == "float":
+            self.problem(reason, f"{what} is computed in floating point (`{_text(e)}`)", e.range)
+        else:
+            self.problem(reason, f"{what} contains `{_text(e)}`, which is not affine", e.range)
+
+    def problem(self, reason: str, message: str, rng: SourceRange, **args: str) -> None:
+        self.problems.append(Problem(reason, message, rng, tuple(sorted(args.items()))))
+
+
+def _placeholder(var: str) -> LoopInfo:
+    return LoopInfo("?", var, 0, Affine.of({}), (), 1, _NONE, _NONE, None)
+
+
+_NONE = SourceRange("<none>", 0, 0, 0, 0)
+
+
+def _lower_bound(var: str, init: Affine, step: int) -> Dnf:
+    """``var >= init`` (``<=`` for negative steps), with the stride when |step| > 1."""
+    from core_compiler.scop.affine import Constraint
+
+    v = Affine.of({var: 1})
+    bound = Constraint(v - init, ">=") if step > 0 else Constraint(init - v, ">=")
+    return ((bound,),) if abs(step) == 1 else ((bound, Constraint(v - init, f"%{abs(step)}")),)
+
+
+def _bounds_iterator(cond: Dnf, var: str, step: int) -> bool:
+    """Every disjunct must bound `var` against its direction of travel."""
+    for conj in cond:
+        ok = any(
+            (c.expr.coeff(var) < 0 if step > 0 else c.expr.coeff(var) > 0)
+            for c in conj
+            if c.op in (">=", "=")
+        )
+        if not ok:
+            return False
+    return True
+
+
+def _assigned_names(stmts: tuple[ir.Stmt, ...]) -> Iterator[tuple[str, SourceRange]]:
+    for s in stmts:
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var):
+            yield (s.target.name, s.target.range)
+        elif isinstance(s, ir.Decl):
+            yield (s.name, s.range)
+        elif isinstance(s, ir.For):
+            yield (s.var, s.header_range)
+        yield from _assigned_names(ir.sub_statements(s))
+
+
+def written_names(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    return {name for name, _ in _assigned_names(stmts)}
+
+
+def _elem_name(typ: ir.CType) -> str:
+    while isinstance(typ, ir.Pointer | ir.Array):
+        typ = typ.pointee if isinstance(typ, ir.Pointer) else typ.elem
+    return str(typ)
+
+
+def _text(e: ir.Expr) -> str:
+    s = str(e)
+    return s[1:-1] if s.startswith("(") and s.endswith(")") else s
+
+
+def _base(e: ir.Expr) -> str:
+    return e.base if isinstance(e, ir.Subscript) else _text(e)
+
+
+def check_region(
+    function: ir.Function, stmts: tuple[ir.Stmt, ...], symbols: dict[str, ir.CType]
+) -> RegionInfo | list[Problem]:
+    """Model `stmts` as one static-control region, or say every reason it cannot be one."""
+    walker = _Walker(function, dict(symbols), written_names(stmts))
+    walker.block(stmts, _Ctx())
+    if walker.problems:
+        return walker.problems
+    rng = SourceRange(
+        stmts[0].range.file,
+        stmts[0].range.line,
+        stmts[0].range.col,
+        stmts[-1].range.end_line,
+        stmts[-1].range.end_col,
+    )
+    pointer_params = sorted(
+        a.name for a in walker.arrays.values() if a.kind == "array" and function.param(a.name)
+    )
+    written_arrays = {w.array for s in walker.statements for w in s.writes}
+    unrestricted = [p for p in pointer_params if not function.param(p).restrict]  # type: ignore[union-attr]
+    if len(pointer_params) > 1 and written_arrays & set(unrestricted):
+        walker.assumptions.append(
+            Problem(
+                "NoAliasAssumption",
+                "assuming the arrays " + ", ".join(f"`{p}`" for p in pointer_params)
+                + " do not overlap in memory (mark the pointers `restrict` to make it explicit)",
+                rng,
+                (("arrays", ",".join(pointer_params)),),
+            )
+        )
+    return RegionInfo(
+        stmts,
+        rng,
+        tuple(walker.statements),
+        tuple(walker.loops),
+        tuple(walker.arrays.values()),
+        tuple(sorted(walker.params)),
+        tuple(sorted(walker.readonly.items())),
+        tuple(walker.assumptions),
+    )

@@ -160,9 +160,12 @@ def _carried_distance(scop: Scop, dep: Dependence, loop: LoopInfo) -> tuple[int,
         if nonzero.is_empty():
             return None
     point = nonzero.sample_point()
-    vec = [point.get_coordinate_val(isl.dim_type.set, 2 * k + 1).to_python() for k in range(loop.depth + 1)]
-    signs = [1 if lp.step > 0 else -1 for lp in src.info.loops[: loop.depth + 1]]
-    return tuple(int(v) * s for v, s in zip(vec, signs, strict=True))
+    # In execution order (the schedule negates counters of loops that count down), so a
+    # dependence that is carried always has a positive first non-zero entry.
+    return tuple(
+        int(point.get_coordinate_val(isl.dim_type.set, 2 * k + 1).to_python())
+        for k in range(loop.depth + 1)
+    )
 
 
 def _inside(stmt: Statement, loop: LoopInfo) -> bool:

@@ -190,8 +190,11 @@ class Lowerer:
                 target = self.expr(lhs)
                 if isinstance(target, ir.Var | ir.Subscript):
                     return ir.Assign(target, op, self.expr(rhs), rng)
+                why = target.message if isinstance(target, ir.OpaqueExpr) else "an unsupported target"
                 return ir.OpaqueStmt(
-                    _opaque_reason(target), f"cannot model the assignment target `{target}`", rng
+                    _opaque_reason(target),
+                    f"the assignment to `{target}` goes through {why}",
+                    target.range,
                 )
         if kind == K.UNARY_OPERATOR:
             op = unary_operator(cur)

@@ -30,6 +30,15 @@ def detect_scops(function: ir.Function) -> Detection:
     return Detection(tuple(scanner.regions), tuple(scanner.remarks))
 
 
+_ALLOCATORS = frozenset({"malloc", "calloc", "aligned_alloc"})
+
+
+def _is_allocation(e: ir.Expr | None) -> bool:
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return isinstance(e, ir.Call) and e.name in _ALLOCATORS
+
+
 def _has_loop(s: ir.Stmt) -> bool:
     if isinstance(s, ir.For | ir.OtherLoop):
         return True
@@ -42,13 +51,16 @@ class _Scanner:
     regions: list[RegionInfo] = field(default_factory=list)
     remarks: list[Remark] = field(default_factory=list)
     _seen: set[tuple[str, object]] = field(default_factory=set)
+    fresh: set[str] = field(default_factory=set)
 
     def scan(self, block: tuple[ir.Stmt, ...], symbols: dict[str, ir.CType]) -> None:
         run: list[ir.Stmt] = []
         for s in block:
             if isinstance(s, ir.Decl):
                 symbols[s.name] = s.type
-            result = check_region(self.function, (s,), symbols)
+                if _is_allocation(s.init):
+                    self.fresh.add(s.name)
+            result = check_region(self.function, (s,), symbols, frozenset(self.fresh))
             if isinstance(result, RegionInfo) and not isinstance(s, ir.Decl):
                 run.append(s)
                 continue
@@ -81,13 +93,14 @@ class _Scanner:
             run = run[:-1]
         if not run:
             return
-        merged = check_region(self.function, tuple(run), symbols)
+        fresh = frozenset(self.fresh)
+        merged = check_region(self.function, tuple(run), symbols, fresh)
         if isinstance(merged, RegionInfo):
             self.regions.append(merged)
             return
         for s in run:  # each loop nest is fine alone: keep them as separate regions
             if _has_loop(s):
-                alone = check_region(self.function, (s,), symbols)
+                alone = check_region(self.function, (s,), symbols, fresh)
                 assert isinstance(alone, RegionInfo)
                 self.regions.append(alone)
 

@@ -112,6 +112,7 @@ class _Walker:
     function: ir.Function
     symbols: dict[str, ir.CType]
     written: set[str]
+    fresh: frozenset[str]  # local pointers initialized by malloc/calloc: distinct arrays
     problems: list[Problem] = field(default_factory=list)
     statements: list[StmtInfo] = field(default_factory=list)
     loops: list[LoopInfo] = field(default_factory=list)
@@ -458,8 +459,10 @@ class _Walker:
         return ()
 
     def _is_local_pointer(self, name: str) -> bool:
+        """A local pointer not known to hold its own fresh allocation (``malloc``)."""
         is_param = self.function.param(name) is not None
-        return not is_param and isinstance(self.symbols.get(name), ir.Pointer)
+        local = not is_param and isinstance(self.symbols.get(name), ir.Pointer)
+        return local and name not in self.fresh
 
     # --------------------------------------------------------------------------- problems
 
@@ -567,10 +570,13 @@ def _base(e: ir.Expr) -> str:
 
 
 def check_region(
-    function: ir.Function, stmts: tuple[ir.Stmt, ...], symbols: dict[str, ir.CType]
+    function: ir.Function,
+    stmts: tuple[ir.Stmt, ...],
+    symbols: dict[str, ir.CType],
+    fresh: frozenset[str] = frozenset(),
 ) -> RegionInfo | list[Problem]:
     """Model `stmts` as one static-control region, or say every reason it cannot be one."""
-    walker = _Walker(function, dict(symbols), written_names(stmts))
+    walker = _Walker(function, dict(symbols), written_names(stmts), fresh)
     walker.block(stmts, _Ctx())
     if walker.problems:
         return walker.problems
@@ -583,7 +589,7 @@ def check_region(
     )
     pointer_params = sorted(
         a.name for a in walker.arrays.values() if a.kind == "array" and function.param(a.name)
-    )
+    )  # malloc'ed locals are distinct from everything else; parameters may overlap
     written_arrays = {w.array for s in walker.statements for w in s.writes}
     unrestricted = [p for p in pointer_params if not function.param(p).restrict]  # type: ignore[union-attr]
     if len(pointer_params) > 1 and written_arrays & set(unrestricted):

@@ -1,11 +1,12 @@
 /* softmax.c -- numerically stable row-wise softmax of an n x m matrix:
  * subtract the row maximum (fmax reduction), exponentiate, normalise.
  * Rows are independent.  C99 VLA array parameters, fmax, exp, local
- * scalars.  The row sum is >= 1 (the maximum contributes exp(0)), so the
- * division is always safe. */
+ * scalars, -DBL_MAX from <float.h>.  The row sum is >= 1 (the maximum
+ * contributes exp(0)), so the division is always safe. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
+#include <float.h>
 
 #ifndef N
 #define N 48
@@ -24,7 +25,7 @@ static void init_array(int n, int m, double X[n][m])
 void kernel_softmax(int n, int m, double X[n][m], double Y[n][m])
 {
   for (int i = 0; i < n; i++) {
-    double mx = -HUGE_VAL;
+    double mx = -DBL_MAX;
     for (int j = 0; j < m; j++)
       mx = fmax(mx, X[i][j]);
     double s = 0.0;

@@ -1,0 +1,150 @@
+"""One negative test per reason a loop nest cannot be modeled: the reason's name and the exact range
+of the offending construct."""
+
+from __future__ import annotations
+
+import pytest
+
+from core_compiler.remarks import RemarkKind
+from core_compiler.source import SourceRange
+from tests.helpers import analyze, named, range_of, remarks
+
+CASES = [
+    (
+        "NonAffineSubscript",
+        "void f(int n, double A[n][n]) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) A[i][i * j] = 0; }",
+        "i * j",
+    ),
+    (
+        "NonAffineLoopBound",
+        "void f(int n, double A[n]) { for (int i = 0; i < n * n; i++) A[i] = 0; }",
+        "n * n",
+    ),
+    (
+        "NonAffineLoopBound",
+        "void f(int n, int *len, double A[n]) { for (int i = 0; i < len[0]; i++) A[i] = 0; }",
+        "len[0]",
+    ),
+    (
+        "NonAffineCondition",
+        "void f(int n, double A[n]) { for (int i = 0; i < n; i++) if (A[i] > 0) A[i] = 0; }",
+        "A[i]",
+    ),
+    (
+        "NonAffineCondition",
+        "void f(int n, double A[n]) { for (int i = 0; i < n; i++) if (i * i < n) A[i] = 0; }",
+        "i * i",
+    ),
+    (
+        "NonCanonicalLoop",
+        "void f(int n, double A[n]) { int i = 0; while (i < n) { A[i] = 0; i++; } }",
+        "while (i < n)",
+    ),
+    (
+        "NonCanonicalLoop",
+        "void f(int n, double A[n]) { for (int i = 0; i < n; i++) { A[i] = 0; i += 2; } }",
+        "i",
+    ),
+    (
+        "IndirectAccess",
+        "void f(int n, int *idx, double *x) { for (int i = 0; i < n; i++) x[idx[i]] = 1.0; }",
+        "idx[i]",
+    ),
+    (
+        "ImpureCall",
+        "#include <stdio.h>\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) { x[i] = 1; printf(\"%f\", x[i]); } }",
+        'printf("%f", x[i])',
+    ),
+    (
+        "ImpureCall",
+        "double g(double);\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) x[i] = g(x[i]); }",
+        "g(x[i])",
+    ),
+    (
+        "PossibleAliasing",
+        "void f(int n, double *x) { double *p = x + 1; for (int i = 0; i < n; i++) p[i] = x[i]; }",
+        "p",
+    ),
+    (
+        "PointerArithmetic",
+        "void f(int n, double *x) { for (int i = 0; i < n; i++) *(x + i) = 0; }",
+        "*(x + i)",
+    ),
+    (
+        "UnstructuredControlFlow",
+        "void f(int n, double *x) { for (int i = 0; i < n; i++) { if (i > 5) break; x[i] = 0; } }",
+        "break",
+    ),
+    (
+        "UnstructuredControlFlow",
+        "void f(int n, double *x) { for (int i = 0; i < n; i++) { if (i > 5) return; x[i] = 0; } }",
+        "return",
+    ),
+    (
+        "UnstructuredControlFlow",
+        "void f(int n, double *x) { for (int i = 0; i < n; i++) { if (i == 3) goto out; x[i] = 0; } out: ; }",
+        "goto out",
+    ),
+    (
+        "UnsupportedStatement",
+        "void f(int n, double *x) { for (int i = 0; i < n; i++) { switch (i) { case 0: x[i] = 1; } } }",
+        "switch (i) { case 0: x[i] = 1; }",
+    ),
+]
+
+
+# Where the culprit is shorter than a unique needle: (needle, how many characters of it)
+PREFIX = {"i += 2": 1, "p[i]": 1}
+
+
+def _expected(src: str, culprit: str) -> SourceRange:
+    for needle, length in PREFIX.items():
+        if culprit == needle[:length] and needle in src:
+            r = range_of(src, needle)
+            return SourceRange(r.file, r.line, r.col, r.end_line, r.col + length)
+    return range_of(src, culprit)
+
+
+@pytest.mark.parametrize(("reason", "src", "culprit"), CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
+def test_reject_reason_and_range(reason: str, src: str, culprit: str) -> None:
+    found = named(remarks(src), reason)
+    assert found, f"no {reason} remark; got {[r.name for r in remarks(src)]}"
+    assert _expected(src, culprit) in [r.range for r in found], [r.range for r in found]
+    assert all(r.kind is RemarkKind.MISSED for r in found)
+    assert not analyze(src).functions[0].scops
+
+
+def test_rejected_outer_loop_still_finds_inner_scop() -> None:
+    src = """
+void f(int n, int m, double A[n][m], int *len) {
+  for (int t = 0; t < len[0]; t++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < m; j++)
+        A[i][j] = A[i][j] + 1.0;
+}"""
+    fa = analyze(src).functions[0]
+    assert len(fa.scops) == 1
+    assert [lp.var for lp in fa.scops[0].scop.loops] == ["i", "j"]
+
+
+def test_each_reason_reported_once_for_nested_candidates() -> None:
+    src = "void f(int n, int *idx, double *x) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) x[idx[j]] = 1.0; }"
+    assert len(named(remarks(src), "IndirectAccess")) == 1
+
+
+def test_delinearization_records_its_assumption() -> None:
+    src = "void f(int n, int m, double *A) { for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) A[i * m + j] = 1.0; }"
+    fa = analyze(src).functions[0]
+    (sa,) = fa.scops
+    (access,) = sa.scop.statements[0].writes
+    assert "A[i, j]" in str(access.relation)
+    (d,) = named(list(fa.remarks), "Delinearized")
+    assert d.kind is RemarkKind.ANALYSIS
+    assert d.range == range_of(src, "i * m + j")
+
+
+def test_no_alias_assumption_and_restrict() -> None:
+    plain = "void f(int n, double *x, double *y) { for (int i = 0; i < n; i++) y[i] = x[i]; }"
+    assert named(remarks(plain), "NoAliasAssumption")
+    restricted = "void f(int n, double *restrict x, double *restrict y) { for (int i = 0; i < n; i++) y[i] = x[i]; }"
+    assert not named(remarks(restricted), "NoAliasAssumption")

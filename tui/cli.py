@@ -1,0 +1,71 @@
+"""The `hexplore` command: subcommands print reports; the bare form opens the terminal UI.
+
+    hexplore analyze FILE [-I DIR]... [-D NAME[=VAL]]... [--function F] [--format text|json|yaml|sarif]
+    hexplore FILE            (the terminal UI; prints the text report when stdout is not a terminal)
+
+Exit codes: 0 success, 1 the analysis or check found a failure, 2 bad usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from core_compiler.analysis import analyze_file
+from core_compiler.frontend import ParseOptions
+from core_compiler.report import FORMATS, render_report
+
+SUBCOMMANDS = ("analyze",)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="C (.c) or CUDA (.cu) source file")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="add an include directory")
+    p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VAL]", help="define a macro")
+    p.add_argument("--function", metavar="NAME", help="only this function")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hexplore", description="Explore how C loop nests map to GPUs.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    analyze = sub.add_parser("analyze", help="SCoPs, polyhedral model, dependences and remarks")
+    _common(analyze)
+    analyze.add_argument("--format", choices=sorted(FORMATS), default="text")
+    return parser
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError as e:
+        print(f"hexplore: error: cannot read '{path}': {e.strerror or e}", file=sys.stderr)
+        return None
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    text = _read(args.file)
+    if text is None:
+        return 2
+    opts = ParseOptions(tuple(args.include), tuple(args.define))
+    fa = analyze_file(args.file, text, opts, only=args.function)
+    if args.function and not fa.functions:
+        print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
+        return 2
+    sys.stdout.write(render_report(fa, args.format))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
+        # `hexplore FILE ...`: the terminal UI is not built yet; print the report instead.
+        argv = ["analyze", *argv]
+    args = _parser().parse_args(argv)
+    handlers = {"analyze": cmd_analyze}
+    return handlers[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

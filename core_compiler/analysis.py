@@ -12,8 +12,7 @@ import islpy as isl
 
 from core_compiler import render
 from core_compiler.deps import Dependences, compute_dependences
-from core_compiler.frontend import ParseOptions, run_frontend
-from core_compiler.frontend import ir
+from core_compiler.frontend import ParseOptions, ir, run_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.detect import assumption_remarks, detect_scops
@@ -86,7 +85,7 @@ def analyze_function(
         return FunctionAnalysis(fn, (), (note,))
     trace = Trace()
     trace.run("frontend", lambda: (fn, []), render.function_ir)
-    detection, det_remarks = trace.run(
+    detection, _det_remarks = trace.run(
         "scop-detect", lambda: (detect_scops(fn), []), lambda d: render.regions(d.regions)
     )
     remarks: list[Remark] = list(detection.remarks)

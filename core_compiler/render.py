@@ -78,10 +78,8 @@ def scop_model(scop: Scop) -> str:
         out.append(f"  {s.name}: {s.info.node.target} {s.info.node.op} {s.info.node.value}")
         out.append(f"    domain:   {s.domain}")
         out.append(f"    schedule: {s.schedule}")
-        for a in s.reads:
-            out.append(f"    read:     {a.relation}")
-        for a in s.writes:
-            out.append(f"    write:    {a.relation}")
+        out += [f"    read:     {acc.relation}" for acc in s.reads]
+        out += [f"    write:    {acc.relation}" for acc in s.writes]
     return "\n".join(out) + "\n"
 
 

@@ -99,7 +99,7 @@ void back(int n, double x[n], double L[n][n]) {
     (sa,) = analyze(src).functions[0].scops
     dom = sa.scop.statements[0].domain
     assert dom.is_equal(isl.Set.read_from_str(sa.scop.ctx, "[n] -> { S0[i, j] : 0 <= i < n and i < j < n }"))
-    i, j = sa.deps.loops
+    i, _j = sa.deps.loops
     assert not i.parallel  # x[j] written by a later-executed i... carried by i
     assert all(d >= 0 for c in i.carried for d in c.distance[:1])
 

@@ -157,8 +157,12 @@ class Lowerer:
         elif kind in (K.RETURN_STMT, K.BREAK_STMT, K.CONTINUE_STMT, K.GOTO_STMT):
             children = list(cur.get_children())
             value = self.expr(children[0]) if kind == K.RETURN_STMT and children else None
-            word = {K.RETURN_STMT: "return", K.BREAK_STMT: "break"}.get(kind)
-            word = word or {K.CONTINUE_STMT: "continue", K.GOTO_STMT: "goto"}[kind]
+            word = {
+                K.RETURN_STMT: "return",
+                K.BREAK_STMT: "break",
+                K.CONTINUE_STMT: "continue",
+                K.GOTO_STMT: "goto",
+            }[kind]
             yield ir.Jump(word, value, rng)
         elif kind == K.LABEL_STMT:
             yield ir.Jump("label", None, self.range_of_tokens(cur, 2))

@@ -33,8 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core_compiler.errors import UsageError
-from core_compiler.frontend import ParseOptions, run_frontend
-from core_compiler.frontend import ir
+from core_compiler.frontend import ParseOptions, ir, run_frontend
 
 DEFAULT_MIN_ELEMENTS = 64
 MAX_ARRAY_BYTES = 1 << 30  # refuse layouts that would allocate more than 1 GiB for one array
@@ -97,6 +96,11 @@ class Layout:
     function: str
     slots: tuple[Slot, ...]
     defines: tuple[str, ...] = ()  # "NI=13": compile (and parse) the source with these
+    returns: str = "void"  # the C scalar return type, or "void" when there is none to read
+
+    @property
+    def return_dtype(self) -> np.dtype | None:
+        return None if self.returns == "void" else np.dtype(_DTYPES[self.returns])
 
     @property
     def arrays(self) -> tuple[ArraySlot, ...]:
@@ -186,7 +190,12 @@ def compute_layout(
             slots.append(_scalar_slot(p.name, p.type, values, ints, floats))
         else:
             slots.append(_array_slot(function.name, p, ints, shapes.get(p.name)))
-    return Layout(function.name, tuple(slots), tuple(defines))
+    return Layout(function.name, tuple(slots), tuple(defines), _returns(function.return_type))
+
+
+def _returns(ctype: ir.CType) -> str:
+    """Scalar results are read back; anything else (void, pointers, structs) is ignored."""
+    return ctype.name if isinstance(ctype, ir.Scalar) and ctype.name in _DTYPES else "void"
 
 
 def _integer_values(function: ir.Function, values: Mapping[str, int | float]) -> dict[str, int]:

@@ -66,7 +66,7 @@ class Affine:
 
 
 _ISL_RESERVED = frozenset(
-    "and or not min max floor ceil mod exists true false infty NaN domain range".split()
+    ["and", "or", "not", "min", "max", "floor", "ceil", "mod", "exists", "true", "false", "infty", "NaN", "domain", "range"]
 )
 
 
@@ -183,14 +183,14 @@ def condition(expr: ir.Expr, allowed: Callable[[str], bool], negate: bool = Fals
             return lhs + rhs
         return tuple(a + b for a in lhs for b in rhs)
     if isinstance(expr, ir.Binary) and expr.op in _FLIP:
-        lhs = affine(expr.lhs, allowed)
-        if isinstance(lhs, NotAffine):
-            return lhs
-        rhs = affine(expr.rhs, allowed)
-        if isinstance(rhs, NotAffine):
-            return rhs
+        left = affine(expr.lhs, allowed)
+        if isinstance(left, NotAffine):
+            return left
+        right = affine(expr.rhs, allowed)
+        if isinstance(right, NotAffine):
+            return right
         op = _FLIP[expr.op] if negate else expr.op
-        return _compare(lhs - rhs, op)
+        return _compare(left - right, op)
     value = affine(expr, allowed)  # `if (n)` means n != 0
     if isinstance(value, NotAffine):
         return value

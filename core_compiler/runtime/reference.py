@@ -1,0 +1,254 @@
+"""Run a C function of a source file (the original program, with its own ``main``) via ctypes.
+
+The source is not compiled on its own: a wrapper translation unit ``#include``s it and adds one
+exported trampoline per function::
+
+    void hx_call_kernel_gemm(void **args, void *ret)
+    { kernel_gemm(*(int *)args[0], ..., args[5], args[6], args[7]); }
+
+so that ``static`` kernels are callable too. Array parameters are passed as ``void *``, which C
+converts implicitly to any object pointer type the parameter has, VLA row pointers such as
+``double (*)[m]`` included; scalars are read through a pointer of their own type. ``main`` is
+renamed with ``-Dmain=hexplore_unused_main``.
+
+Builds are cached by content: the wrapper is preprocessed, and the hash of the preprocessed text,
+the compiler and the flags names a shared library in the cache directory (``$HEXPLORE_CACHE_DIR``,
+else ``hexplore-<uid>/reference`` under the temporary directory). Edited headers therefore give a
+new build. Files appear atomically, so concurrent builds (pytest-xdist) are safe.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from core_compiler.errors import UsageError
+from core_compiler.runtime.inputs import make_inputs
+from core_compiler.runtime.signature import ArraySlot, Layout, LayoutError, ScalarSlot
+
+BASE_FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11")
+MAIN_RENAME = "-Dmain=hexplore_unused_main"
+BUILD_TIMEOUT_S = 120
+
+
+class BuildError(UsageError):
+    """The C compiler rejected the source (its diagnostics are in the message)."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    defines: tuple[str, ...] = ()  # added to the layout's: "N=37" or "DEBUG"
+    include_dirs: tuple[str, ...] = ()
+    extra_flags: tuple[str, ...] = ()  # e.g. ("-O0", "-fopenmp"); later flags win
+    compiler: str | None = None  # default: $CC, else cc
+
+
+@dataclass(frozen=True)
+class ReferenceLibrary:
+    path: str  # the shared library
+    function: str
+    trampoline: str  # the exported symbol, hx_call_<function>
+    cached: bool  # True when an earlier build was reused
+
+
+@dataclass(frozen=True)
+class ReferenceResult:
+    function: str
+    arrays: Mapping[str, np.ndarray] = field(repr=False)  # every array argument after the call
+    returned: int | float | None  # the return value of a non-void function
+    elapsed_s: float  # the call alone
+    library: str
+
+
+# ------------------------------------------------------------------------------------ wrapper
+
+
+def trampoline_name(function: str) -> str:
+    return f"hx_call_{function}"
+
+
+def wrapper_source(source_path: str, layout: Layout) -> str:
+    """The translation unit that includes `source_path` and exports the trampoline."""
+    args = ", ".join(
+        f"*({s.c_type} *)args[{i}]" if isinstance(s, ScalarSlot) else f"args[{i}]"
+        for i, s in enumerate(layout.slots)
+    )
+    call = f"{layout.function}({args})"
+    if layout.returns != "void":
+        call = f"*({layout.returns} *)ret = {call}"
+    return (
+        f'#include "{Path(source_path).resolve()}"\n\n'
+        f"void {trampoline_name(layout.function)}(void **args, void *ret);\n"
+        f"void {trampoline_name(layout.function)}(void **args, void *ret)\n"
+        f"{{\n  (void)args;\n  (void)ret;\n  {call};\n}}\n"
+    )
+
+
+# -------------------------------------------------------------------------------------- build
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("HEXPLORE_CACHE_DIR")
+    root = Path(env) if env else Path(tempfile.gettempdir()) / f"hexplore-{os.getuid()}"
+    path = root / "reference"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def build_reference(
+    source_path: str, layout: Layout, *, text: str | None = None, options: BuildOptions | None = None
+) -> ReferenceLibrary:
+    """Compile `source_path` (from `text`, an unsaved buffer, when given) with the trampoline."""
+    options = options or BuildOptions()
+    cc = _compiler(options.compiler)
+    source = _source_file(source_path, text)
+    wrapper = _write_once(cache_dir(), ".c", wrapper_source(str(source), layout))
+    pp_flags = _preprocessor_flags(source_path, layout, options)
+    preprocessed = _run([cc, "-E", *pp_flags, str(wrapper)], "preprocessing", source_path)
+    flags = (*BASE_FLAGS, *options.extra_flags)
+    key = _digest(_compiler_id(cc), "\0".join(flags), preprocessed)
+    lib = cache_dir() / f"{layout.function}-{key}.so"
+    cached = lib.exists()
+    if not cached:
+        _compile(cc, flags, preprocessed, lib, source_path)
+    return ReferenceLibrary(str(lib), layout.function, trampoline_name(layout.function), cached)
+
+
+def _preprocessor_flags(source_path: str, layout: Layout, options: BuildOptions) -> list[str]:
+    flags = ["-std=gnu11", MAIN_RENAME, "-iquote", str(Path(source_path).resolve().parent)]
+    flags += [f"-D{d}" for d in (*layout.defines, *options.defines)]
+    flags += [f"-I{d}" for d in options.include_dirs]
+    return flags
+
+
+def _source_file(source_path: str, text: str | None) -> Path:
+    if text is None:
+        return Path(source_path).resolve()
+    return _write_once(cache_dir(), ".c", text, stem=Path(source_path).stem)
+
+
+def _write_once(directory: Path, suffix: str, text: str, stem: str = "wrapper") -> Path:
+    """A file named by the hash of `text`, written atomically unless it exists."""
+    path = directory / f"{stem}-{_digest(text)[:24]}{suffix}"
+    if not path.exists():
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
+
+
+def _compile(cc: str, flags: tuple[str, ...], preprocessed: str, lib: Path, source: str) -> None:
+    tmp_i = lib.with_name(f"{lib.stem}.{os.getpid()}.i")
+    tmp_so = lib.with_name(f"{lib.stem}.{os.getpid()}.tmp.so")
+    tmp_i.write_text(preprocessed, encoding="utf-8")
+    try:
+        _run([cc, "-x", "cpp-output", *flags, str(tmp_i), "-x", "none", "-o", str(tmp_so), "-lm"],
+             "compilation", source)  # fmt: skip
+        os.replace(tmp_so, lib)
+    finally:
+        tmp_i.unlink(missing_ok=True)
+        tmp_so.unlink(missing_ok=True)
+
+
+def _run(cmd: list[str], what: str, source: str) -> str:
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BuildError(f"{what} of {source} failed: {e}") from e
+    if proc.returncode != 0:
+        raise BuildError(f"{what} of {source} failed ({' '.join(cmd)}):\n{proc.stderr.strip()}")
+    return proc.stdout
+
+
+def _compiler(name: str | None) -> str:
+    cc = name or os.environ.get("CC") or "cc"
+    path = shutil.which(cc)
+    if path is None:
+        raise BuildError(f"C compiler {cc!r} not found")
+    return path
+
+
+@functools.cache
+def _compiler_id(cc: str) -> str:
+    proc = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
+    return f"{cc}\n{proc.stdout}"
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------- run
+
+
+def run_reference(
+    source_path: str,
+    layout: Layout,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    *,
+    text: str | None = None,
+    options: BuildOptions | None = None,
+) -> ReferenceResult:
+    """Build (or reuse) and call `layout.function` on copies of `inputs` (default: seed 0)."""
+    lib = build_reference(source_path, layout, text=text, options=options)
+    return call_reference(lib, layout, make_inputs(layout) if inputs is None else inputs)
+
+
+def call_reference(
+    lib: ReferenceLibrary, layout: Layout, inputs: Mapping[str, np.ndarray]
+) -> ReferenceResult:
+    """Call the trampoline of `lib`; `inputs` are copied, never written."""
+    buffers = [_buffer(slot, inputs) for slot in layout.slots]
+    argv = (ctypes.c_void_p * max(1, len(buffers)))(*(b.ctypes.data for b in buffers))
+    ret = np.zeros(1, dtype=_return_dtype(layout))
+    fn = getattr(_load(lib.path), lib.trampoline)
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_void_p], None
+    start = time.perf_counter()
+    fn(ctypes.addressof(argv), ret.ctypes.data)
+    elapsed = time.perf_counter() - start
+    arrays = {s.name: _view(b, s) for s, b in zip(layout.slots, buffers, strict=True)
+              if isinstance(s, ArraySlot)}  # fmt: skip
+    returned = None if layout.returns == "void" else ret[0].item()
+    return ReferenceResult(layout.function, arrays, returned, elapsed, lib.path)
+
+
+def _buffer(slot: ScalarSlot | ArraySlot, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
+    """A C-contiguous, non-empty backing array (a 0-sized array still gets a valid pointer)."""
+    if isinstance(slot, ScalarSlot):
+        return np.array([slot.value], dtype=slot.dtype)
+    if slot.name not in inputs:
+        raise LayoutError(f"missing input array {slot.name!r}")
+    data = np.asarray(inputs[slot.name])
+    if data.shape != slot.shape:
+        raise LayoutError(f"input {slot.name!r} has shape {data.shape}, expected {slot.shape}")
+    backing = np.zeros(max(1, slot.size), dtype=slot.dtype)
+    backing[: slot.size] = data.astype(slot.dtype, copy=False).reshape(-1)
+    return backing
+
+
+def _view(backing: np.ndarray, slot: ArraySlot) -> np.ndarray:
+    return backing[: slot.size].reshape(slot.shape)
+
+
+def _return_dtype(layout: Layout) -> np.dtype:
+    return layout.return_dtype or np.dtype("u1")
+
+
+@functools.cache
+def _load(path: str) -> ctypes.CDLL:
+    return ctypes.CDLL(path)

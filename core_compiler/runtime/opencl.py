@@ -96,7 +96,9 @@ def _find_pocl_cpu() -> cl.Device:
     try:
         platforms = cl.get_platforms()
     except cl.Error as e:
-        raise OpenCLError(f"no OpenCL platform found ({e}); install pocl-binary-distribution") from e
+        raise OpenCLError(
+            f"no OpenCL platform found ({e}); install pocl-binary-distribution"
+        ) from e
     for platform in platforms:
         if POCL_PLATFORM in platform.name:
             cpus = platform.get_devices(device_type=cl.device_type.CPU)
@@ -164,10 +166,12 @@ def _check_launch(launch: Launch, arrays: Mapping[str, np.ndarray]) -> None:
 
 
 def _check_kernels(program: cl.Program, launches: Sequence[Launch]) -> None:
-    names = set(program.get_info(cl.program_info.KERNEL_NAMES).split(";"))
+    names = set(str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";"))
     for launch in launches:
         if launch.kernel not in names:
-            raise OpenCLError(f"no kernel {launch.kernel!r} in the program ({', '.join(sorted(names))})")
+            raise OpenCLError(
+                f"no kernel {launch.kernel!r} in the program ({', '.join(sorted(names))})"
+            )
 
 
 def _size(a: np.ndarray) -> int:

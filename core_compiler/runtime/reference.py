@@ -107,7 +107,11 @@ def cache_dir() -> Path:
 
 
 def build_reference(
-    source_path: str, layout: Layout, *, text: str | None = None, options: BuildOptions | None = None
+    source_path: str,
+    layout: Layout,
+    *,
+    text: str | None = None,
+    options: BuildOptions | None = None,
 ) -> ReferenceLibrary:
     """Compile `source_path` (from `text`, an unsaved buffer, when given) with the trampoline."""
     options = options or BuildOptions()

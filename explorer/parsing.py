@@ -1,0 +1,129 @@
+"""One libclang translation unit per open document, reparsed in place on every edit.
+
+The first parse builds a precompiled preamble (the ``#include`` block), so a reparse after an edit
+costs a few milliseconds instead of a full parse. The parse also yields what the per-function
+cache needs *before* lowering anything: each function definition's exact text and position, and a
+digest of everything outside function bodies (macros, typedefs, globals, prototypes), which a
+function's meaning can depend on even when its own text did not change.
+
+Lowering is per function (`ParsedFile.lower`), so unchanged functions are never lowered again.
+This reaches one level below `core_compiler.frontend.run_frontend`, whose whole-file parse and
+lowering are too slow to run on every keystroke; the flags are the core's (`clang_args`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+
+import clang.cindex as ci
+
+from core_compiler.frontend import ParseOptions, ir
+from core_compiler.frontend.clang_parse import clang_args, diagnostics_as_remarks
+from core_compiler.frontend.lower import Lowerer
+from core_compiler.remarks import Remark
+
+_K = ci.CursorKind
+# CXTranslationUnit_PrecompiledPreamble | CreatePreambleOnFirstParse | KeepGoing (parse on after a
+# missing header, as clangd does, so the rest of the file still gets analysed).
+_PARSE_FLAGS = 0x04 | 0x100 | 0x200
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionSource:
+    """A function definition of the main file, as it appears in this version of the text."""
+
+    name: str
+    text: str
+    line: int  # 1-based, of the first character of the definition
+    col: int
+    end_line: int
+    cursor: ci.Cursor = field(repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedFile:
+    path: str
+    text: str
+    functions: tuple[FunctionSource, ...]
+    errors: tuple[Remark, ...]  # syntax errors of the whole file
+    context: str  # digest of the text outside function definitions
+    _lowerer: Lowerer = field(repr=False)
+
+    def lower(self, fn: FunctionSource) -> ir.Function:
+        return self._lowerer.function(fn.cursor)
+
+
+class DocumentParser:
+    """Owns one translation unit. Not thread-safe by itself: callers hold `lock`."""
+
+    _index: ci.Index | None = None
+    _index_lock = threading.Lock()
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self._tu: ci.TranslationUnit | None = None
+        self._args: tuple[str, ...] = ()
+
+    @classmethod
+    def index(cls) -> ci.Index:
+        with cls._index_lock:
+            if cls._index is None:
+                cls._index = ci.Index.create()
+            return cls._index
+
+    def parse(self, text: str, options: ParseOptions) -> ParsedFile:
+        args = tuple(clang_args(self.path, options))
+        unsaved = [(self.path, text)]
+        if self._tu is not None and args == self._args:
+            try:
+                self._tu.reparse(unsaved_files=unsaved, options=0)
+            except ci.TranslationUnitLoadError:
+                self._tu = None
+        if self._tu is None or args != self._args:
+            self._tu = self.index().parse(
+                self.path, args=list(args), unsaved_files=unsaved, options=_PARSE_FLAGS
+            )
+            self._args = args
+        return _read(self.path, text, self._tu)
+
+    def dispose(self) -> None:
+        self._tu = None  # the binding frees the unit when the last reference goes
+
+
+def _read(path: str, text: str, tu: ci.TranslationUnit) -> ParsedFile:
+    data = text.encode("utf-8")
+    lowerer = Lowerer(path, text)
+    functions: list[FunctionSource] = []
+    spans: list[tuple[int, int]] = []
+    for cur in tu.cursor.get_children():
+        if cur.kind not in (_K.FUNCTION_DECL, _K.FUNCTION_TEMPLATE) or not cur.is_definition():
+            continue
+        loc = cur.location
+        if not loc.file or loc.file.name != path:
+            continue
+        start, end = cur.extent.start, cur.extent.end
+        body = data[start.offset : end.offset].decode("utf-8", errors="replace")
+        functions.append(FunctionSource(cur.spelling, body, start.line, start.column, end.line, cur))
+        spans.append((start.offset, end.offset))
+    errors = tuple(diagnostics_as_remarks(tu, path))
+    return ParsedFile(path, text, tuple(functions), errors, _context_digest(data, spans), lowerer)
+
+
+def _context_digest(data: bytes, spans: list[tuple[int, int]]) -> str:
+    """A digest of the text outside function definitions that ignores blank lines and indentation,
+    so that moving a function (or typing inside one) leaves every other function's key intact."""
+    digest = hashlib.blake2b(digest_size=16)
+    pos = 0
+    for start, end in sorted(spans):
+        digest.update(_normalized(data[pos:start]))
+        digest.update(b"\0<function>\0")
+        pos = max(pos, end)
+    digest.update(_normalized(data[pos:]))
+    return digest.hexdigest()
+
+
+def _normalized(chunk: bytes) -> bytes:
+    return b"\n".join(line.strip() for line in chunk.splitlines() if line.strip())

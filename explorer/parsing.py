@@ -49,9 +49,10 @@ class ParsedFile:
     functions: tuple[FunctionSource, ...]
     errors: tuple[Remark, ...]  # syntax errors of the whole file
     context: str  # digest of the text outside function definitions
-    _lowerer: Lowerer = field(repr=False)
+    _lowerer: Lowerer | None = field(repr=False)  # None when the file could not be parsed at all
 
     def lower(self, fn: FunctionSource) -> ir.Function:
+        assert self._lowerer is not None, "a file that failed to parse has no functions"
         return self._lowerer.function(fn.cursor)
 
 

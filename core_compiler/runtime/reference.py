@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -121,7 +122,7 @@ def build_reference(
     pp_flags = _preprocessor_flags(source_path, layout, options)
     preprocessed = _run([cc, "-E", *pp_flags, str(wrapper)], "preprocessing", source_path)
     flags = (*BASE_FLAGS, *options.extra_flags)
-    key = _digest(_compiler_id(cc), "\0".join(flags), preprocessed)
+    key = _digest(_compiler_id(cc).encode(), "\0".join(flags).encode(), preprocessed)
     lib = cache_dir() / f"{layout.function}-{key}.so"
     cached = lib.exists()
     if not cached:
@@ -144,18 +145,22 @@ def _source_file(source_path: str, text: str | None) -> Path:
 
 def _write_once(directory: Path, suffix: str, text: str, stem: str = "wrapper") -> Path:
     """A file named by the hash of `text`, written atomically unless it exists."""
-    path = directory / f"{stem}-{_digest(text)[:24]}{suffix}"
+    path = directory / f"{stem}-{_digest(text.encode())[:24]}{suffix}"
     if not path.exists():
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp = _private(path, ".tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     return path
 
 
-def _compile(cc: str, flags: tuple[str, ...], preprocessed: str, lib: Path, source: str) -> None:
-    tmp_i = lib.with_name(f"{lib.stem}.{os.getpid()}.i")
-    tmp_so = lib.with_name(f"{lib.stem}.{os.getpid()}.tmp.so")
-    tmp_i.write_text(preprocessed, encoding="utf-8")
+def _private(path: Path, suffix: str) -> Path:
+    """A name beside `path` that no other process or thread uses."""
+    return path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}{suffix}")
+
+
+def _compile(cc: str, flags: tuple[str, ...], preprocessed: bytes, lib: Path, source: str) -> None:
+    tmp_i, tmp_so = _private(lib, ".i"), _private(lib, ".tmp.so")
+    tmp_i.write_bytes(preprocessed)
     try:
         _run([cc, "-x", "cpp-output", *flags, str(tmp_i), "-x", "none", "-o", str(tmp_so), "-lm"],
              "compilation", source)  # fmt: skip
@@ -165,13 +170,14 @@ def _compile(cc: str, flags: tuple[str, ...], preprocessed: str, lib: Path, sour
         tmp_so.unlink(missing_ok=True)
 
 
-def _run(cmd: list[str], what: str, source: str) -> str:
+def _run(cmd: list[str], what: str, source: str) -> bytes:
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+        proc = subprocess.run(cmd, capture_output=True, timeout=BUILD_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise BuildError(f"{what} of {source} failed: {e}") from e
     if proc.returncode != 0:
-        raise BuildError(f"{what} of {source} failed ({' '.join(cmd)}):\n{proc.stderr.strip()}")
+        errors = proc.stderr.decode(errors="replace").strip()
+        raise BuildError(f"{what} of {source} failed ({' '.join(cmd)}):\n{errors}")
     return proc.stdout
 
 
@@ -189,10 +195,10 @@ def _compiler_id(cc: str) -> str:
     return f"{cc}\n{proc.stdout}"
 
 
-def _digest(*parts: str) -> str:
+def _digest(*parts: bytes) -> str:
     h = hashlib.sha256()
     for p in parts:
-        h.update(p.encode())
+        h.update(p)
         h.update(b"\0")
     return h.hexdigest()
 
@@ -240,6 +246,8 @@ def _buffer(slot: ScalarSlot | ArraySlot, inputs: Mapping[str, np.ndarray]) -> n
     data = np.asarray(inputs[slot.name])
     if data.shape != slot.shape:
         raise LayoutError(f"input {slot.name!r} has shape {data.shape}, expected {slot.shape}")
+    if not np.can_cast(data.dtype, slot.dtype, "same_kind"):
+        raise LayoutError(f"input {slot.name!r} has dtype {data.dtype}, expected {slot.dtype}")
     backing = np.zeros(max(1, slot.size), dtype=slot.dtype)
     backing[: slot.size] = data.astype(slot.dtype, copy=False).reshape(-1)
     return backing

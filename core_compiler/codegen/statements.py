@@ -1,0 +1,152 @@
+"""Statement instances as C text: the original assignment with loop counters replaced by the
+generated code's expressions and array accesses laid out for the target.
+
+Layouts: ``"c"`` keeps the source's multi-dimensional subscripts (``A[i][j]``, for code spliced back
+into the original function); ``"flat"`` linearizes every array into a 1-D buffer (OpenCL, CUDA).
+Scalars written inside a loop nest are device buffers (``s[0]``); local scalars declared inside
+the nest are expanded over the loops around their declaration (``s[(i) - lo]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from core_compiler.codegen.ast_print import call_parts, expr_c
+from core_compiler.frontend import ir
+from core_compiler.scop.affine import Affine, is_atom
+from core_compiler.scop.model import Scop, Statement
+from core_compiler.scop.region import AccessInfo, ArrayDecl
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayLayout:
+    decl: ArrayDecl
+    lower: tuple[isl.AstExpr | None, ...]  # per dim: subtract this (expanded scalars), or None
+    extent: tuple[isl.AstExpr | str | None, ...]  # per dim: number of elements (None: unknown)
+
+    @property
+    def name(self) -> str:
+        return self.decl.name
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.decl.kind != "array"
+
+    def size_exprs(self) -> tuple[isl.AstExpr | str | None, ...]:
+        return self.extent
+
+
+def array_layouts(scop: Scop) -> dict[str, ArrayLayout]:
+    build = isl.AstBuild.from_context(scop.context.params())
+    out = {}
+    for a in scop.arrays:
+        if a.kind == "array":
+            ext = tuple(None if e is None else _aff_c(e) for e in a.extents)
+            out[a.name] = ArrayLayout(a, (None,) * len(a.extents), ext)
+            continue
+        box = scop.reads(a.name).union(scop.writes(a.name)).range()
+        lo: list[isl.AstExpr | None] = []
+        ext: list[isl.AstExpr | str | None] = []
+        if len(a.extents):
+            hull = isl.Set.from_union_set(box).simple_hull()
+            whole = isl.Set.from_basic_set(hull)
+            for d in range(len(a.extents)):
+                mn, mx = whole.dim_min(d).coalesce(), whole.dim_max(d).coalesce()
+                lo.append(build.expr_from_pw_aff(mn))
+                ext.append(build.expr_from_pw_aff(mx.sub(mn).add_constant_val(isl.Val.one(scop.ctx))))
+        out[a.name] = ArrayLayout(a, tuple(lo), tuple(ext))
+    return out
+
+
+def _aff_c(a: Affine) -> str:
+    return f"({a.isl()})"
+
+
+def extent_c(e: isl.AstExpr | str | None) -> str:
+    if e is None:
+        return "?"
+    return e if isinstance(e, str) else f"({expr_c(e)})"
+
+
+class StatementPrinter:
+    def __init__(self, scop: Scop, layout: str, scalars_by_pointer: bool = True) -> None:
+        self.scop = scop
+        self.layout = layout  # "c" | "flat"
+        self.arrays = array_layouts(scop)
+        self.scalars_by_pointer = scalars_by_pointer
+        self._accesses: dict[str, dict[object, AccessInfo]] = {}
+        for s in scop.statements:
+            self._accesses[s.name] = {a.info.range: a.info for a in (*s.reads, *s.writes)}
+
+    def user(self, expr: isl.AstExpr) -> list[str]:
+        name, args = call_parts(expr)
+        stmt = self.scop.statement(name)
+        subst = {it: f"({expr_c(a)})" for it, a in zip(stmt.iterators, args, strict=True)}
+        return [self.assign(stmt, subst)]
+
+    def assign(self, stmt: Statement, subst: dict[str, str]) -> str:
+        node = stmt.info.node
+        acc = self._accesses[stmt.name]
+        target = self.expr(node.target, subst, acc)
+        return f"{target} {node.op} {self.expr(node.value, subst, acc)};"
+
+    def expr(self, e: ir.Expr, subst: dict[str, str], acc: dict[object, AccessInfo]) -> str:
+        if isinstance(e, ir.IntLit):
+            return str(e.value)
+        if isinstance(e, ir.FloatLit):
+            return e.text
+        if isinstance(e, ir.Var):
+            if e.name in subst:
+                return subst[e.name]
+            info = acc.get(e.range)
+            return self.access(info, subst) if info is not None else e.name.replace(".", "_")
+        if isinstance(e, ir.Subscript):
+            return self.access(acc[e.range], subst)
+        if isinstance(e, ir.Unary):
+            return f"({e.op}{self.expr(e.operand, subst, acc)})"
+        if isinstance(e, ir.Binary):
+            return f"({self.expr(e.lhs, subst, acc)} {e.op} {self.expr(e.rhs, subst, acc)})"
+        if isinstance(e, ir.Ternary):
+            c, t, o = (self.expr(x, subst, acc) for x in (e.cond, e.then, e.other))
+            return f"({c} ? {t} : {o})"
+        if isinstance(e, ir.Call):
+            return f"{e.name}({', '.join(self.expr(a, subst, acc) for a in e.args)})"
+        if isinstance(e, ir.Cast):
+            return f"(({e.type})({self.expr(e.operand, subst, acc)}))"
+        raise ValueError(f"cannot generate code for `{e}`")
+
+    def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
+        lay = self.arrays[info.array]
+        idx = [_affine_c(a, subst) for a in info.indices]
+        if lay.is_scalar:
+            idx = [i if lo is None else f"({i} - ({expr_c(lo)}))" for i, lo in zip(idx, lay.lower, strict=True)]
+            if not idx:
+                return f"{info.array}[0]" if self.scalars_by_pointer else info.array
+        if self.layout == "c" and not lay.decl.delinearized and not lay.is_scalar:
+            return info.array + "".join(f"[{i}]" for i in idx)
+        return f"{info.array}[{_linear(idx, lay.extent)}]"
+
+
+def _affine_c(a: Affine, subst: dict[str, str]) -> str:
+    parts = []
+    for name, coeff in a.coeffs:
+        if is_atom(name):
+            text = name
+            for it, val in subst.items():
+                text = text.replace(it, val)
+            term = text.replace("mod", "%").replace("floor(", "(")
+        else:
+            term = subst.get(name, name)
+        parts.append(term if coeff == 1 else f"{coeff} * {term}")
+    if a.const or not parts:
+        parts.append(str(a.const))
+    return " + ".join(parts).replace("+ -", "- ")
+
+
+def _linear(idx: list[str], extent: tuple[isl.AstExpr | str | None, ...]) -> str:
+    text = idx[0] if idx else "0"
+    for i, e in zip(idx[1:], extent[1:], strict=True):
+        text = f"({text}) * {extent_c(e)} + {i}"
+    return text

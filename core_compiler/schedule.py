@@ -1,0 +1,110 @@
+"""Scheduling with the isl scheduler, and the schedule tree as text and JSON.
+
+Validity is every dependence; coincidence and proximity are the dependences too, as in PPCG, with
+outer coincidence on, so that parallel loops come out as leading coincident band members.
+`fusion="min"` keeps strongly connected components apart (isl's serialize-SCCs), `"max"` fuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from core_compiler.deps import Dependences
+from core_compiler.scop.model import Scop
+
+
+@dataclass(frozen=True)
+class ScheduleOptions:
+    fusion: str = "max"  # "max" | "min"
+    outer_coincidence: bool = True
+
+
+def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = ScheduleOptions()) -> isl.Schedule:
+    ctx = scop.ctx
+    ctx.set_schedule_outer_coincidence(1 if options.outer_coincidence else 0)
+    ctx.set_schedule_serialize_sccs(1 if options.fusion == "min" else 0)
+    ctx.set_schedule_whole_component(0)
+    validity = deps.union()
+    constraints = (
+        isl.ScheduleConstraints.on_domain(scop.domains())
+        .set_context(scop.context)
+        .set_validity(validity)
+        .set_coincidence(validity)
+        .set_proximity(validity)
+    )
+    return constraints.compute_schedule()
+
+
+def original_schedule(scop: Scop) -> isl.Schedule:
+    """The source order as a schedule tree (one band over the 2d+1 map)."""
+    return isl.Schedule.from_domain(scop.domains()).insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(scop.schedule())
+    )
+
+
+# ------------------------------------------------------------------------------ rendering
+
+_NODE_KINDS = {
+    isl.schedule_node_type.band: "band",
+    isl.schedule_node_type.context: "context",
+    isl.schedule_node_type.domain: "domain",
+    isl.schedule_node_type.expansion: "expansion",
+    isl.schedule_node_type.extension: "extension",
+    isl.schedule_node_type.filter: "filter",
+    isl.schedule_node_type.leaf: "leaf",
+    isl.schedule_node_type.guard: "guard",
+    isl.schedule_node_type.mark: "mark",
+    isl.schedule_node_type.sequence: "sequence",
+    isl.schedule_node_type.set: "set",
+}
+
+
+def tree_json(node: isl.ScheduleNode) -> dict[str, object]:
+    """A schedule (sub)tree as nested dicts: ``{"kind", "children", ...}``."""
+    kind = _NODE_KINDS.get(node.get_type(), "unknown")
+    out: dict[str, object] = {"kind": kind}
+    if kind == "domain":
+        out["domain"] = str(node.domain_get_domain())
+    elif kind == "filter":
+        out["filter"] = str(node.filter_get_filter())
+    elif kind == "mark":
+        out["mark"] = node.mark_get_id().get_name()
+    elif kind == "band":
+        n = node.band_n_member()
+        partial = node.band_get_partial_schedule()
+        out["members"] = [str(partial.get_at(k)) for k in range(n)]
+        out["coincident"] = [bool(node.band_member_get_coincident(k)) for k in range(n)]
+        out["permutable"] = bool(node.band_get_permutable())
+    out["children"] = [tree_json(node.child(k)) for k in range(node.n_children())]
+    return out
+
+
+def render_tree(schedule: isl.Schedule) -> str:
+    """Indented text: one line per node, band members with their flags."""
+    lines: list[str] = []
+    _render(tree_json(schedule.get_root()), 0, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _render(t: dict[str, object], depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    kind = t["kind"]
+    if kind == "band":
+        members = t["members"]
+        coincident = t["coincident"]
+        assert isinstance(members, list) and isinstance(coincident, list)
+        flags = "permutable" if t["permutable"] else "not permutable"
+        lines.append(f"{pad}band ({flags})")
+        for m, c in zip(members, coincident, strict=True):
+            lines.append(f"{pad}  {'parallel  ' if c else 'sequential'} {m}")
+    elif kind == "leaf":
+        return
+    else:
+        detail = t.get(str(kind), "")
+        lines.append(f"{pad}{kind}" + (f" {detail}" if detail else ""))
+    children = t["children"]
+    assert isinstance(children, list)
+    for child in children:
+        _render(child, depth + 1, lines)

@@ -1,0 +1,139 @@
+"""What is at a source position, and the facts about it a UI shows: loops and array accesses.
+
+Positions are the core's: 1-based line, 1-based byte column. Facts are plain data with the isl
+objects already printed, so a UI formats them without touching isl.
+
+Example::
+
+    facts = loop_at(analysis, 5, 3)        # the loop whose header covers line 5, column 3
+    facts.status                           # "parallel" | "reduction" | "sequential"
+    [describe_carried(c) for c in facts.carried]   # ["flow S1→S1 (0,1)"]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from core_compiler.analysis import ScopAnalysis
+from core_compiler.deps import Carried, LoopParallelism
+from core_compiler.scop.model import Access, Statement
+from core_compiler.scop.region import LoopInfo
+from core_compiler.source import SourceRange
+from explorer.workspace import DocumentAnalysis, FunctionResult
+
+
+@dataclass(frozen=True, eq=False)
+class LoopFacts:
+    function: str
+    scop: ScopAnalysis
+    parallelism: LoopParallelism
+    statements: tuple[str, ...]  # the statements the loop encloses
+
+    @property
+    def loop(self) -> LoopInfo:
+        return self.parallelism.loop
+
+    @property
+    def carried(self) -> tuple[Carried, ...]:
+        return self.parallelism.carried
+
+    @property
+    def status(self) -> str:
+        if self.parallelism.parallel:
+            return "parallel"
+        return "reduction" if self.parallelism.reduction else "sequential"
+
+    @property
+    def domain(self) -> str:
+        """The iterations of this loop and its enclosing loops, e.g. ``[n] -> { [i, j] : ... }``."""
+        keep = self.loop.depth + 1
+        union: isl.Set | None = None
+        for s in self.scop.scop.statements:
+            if s.name not in self.statements:
+                continue
+            d = s.domain
+            d = d.project_out(isl.dim_type.set, keep, d.dim(isl.dim_type.set) - keep).reset_tuple_id()
+            union = d if union is None else union.union(d)
+        return str(union.coalesce()) if union is not None else ""
+
+
+@dataclass(frozen=True, eq=False)
+class AccessFacts:
+    function: str
+    statement: Statement
+    access: Access
+    placement: str | None = None  # where the GPU mapping puts the array (None: not mapped)
+
+    @property
+    def kind(self) -> str:
+        return "write" if self.access.is_write else "read"
+
+    @property
+    def relation(self) -> str:
+        return str(self.access.relation)
+
+    @property
+    def range(self) -> SourceRange:
+        return self.access.info.range
+
+
+def describe_carried(c: Carried) -> str:
+    """``flow S1→S1 (0,1)``: kind, source and sink statements, distance vector."""
+    return f"{c.kind} {c.source}→{c.sink} ({','.join(map(str, c.distance))})"
+
+
+def loop_facts(fr: FunctionResult) -> list[LoopFacts]:
+    """Every modeled loop of a function, in source order."""
+    out = []
+    for sa in fr.scops:
+        for lp in sa.deps.loops:
+            inside = tuple(
+                s.name for s in sa.scop.statements if any(x.id == lp.loop.id for x in s.info.loops)
+            )
+            out.append(LoopFacts(fr.name, sa, lp, inside))
+    return out
+
+
+def loop_at(analysis: DocumentAnalysis, line: int, col: int) -> LoopFacts | None:
+    """The modeled loop whose header (``for (...)``) covers the position."""
+    for fr in _functions_at(analysis, line, col):
+        for facts in loop_facts(fr):
+            if covers(facts.loop.header_range, line, col):
+                return facts
+    return None
+
+
+def accesses_at(analysis: DocumentAnalysis, line: int, col: int) -> list[AccessFacts]:
+    """The array accesses under the position (the innermost: ``A[idx[i]]`` on ``idx`` gives
+    ``idx[i]``); a compound assignment's target gives its read and its write."""
+    found: list[AccessFacts] = []
+    for fr in _functions_at(analysis, line, col):
+        for sa in fr.scops:
+            for s in sa.scop.statements:
+                for a in (*s.reads, *s.writes):
+                    if covers(a.info.range, line, col):
+                        found.append(AccessFacts(fr.name, s, a))
+    if not found:
+        return []
+    inner = min(found, key=lambda f: _size(f.range)).range
+    return [f for f in found if f.range == inner]
+
+
+def covers(r: SourceRange, line: int, col: int) -> bool:
+    """Whether the character at (line, col) lies in `r` (whose end is exclusive)."""
+    return (r.line, r.col) <= (line, col) < (r.end_line, r.end_col)
+
+
+def _functions_at(analysis: DocumentAnalysis, line: int, col: int) -> list[FunctionResult]:
+    return [
+        f
+        for f in analysis.functions
+        if f.analysis.function.range.file == analysis.document.path
+        and covers(f.analysis.function.range, line, col)
+    ]
+
+
+def _size(r: SourceRange) -> tuple[int, int]:
+    return (r.end_line - r.line, r.end_col - r.col)

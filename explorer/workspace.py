@@ -1,0 +1,390 @@
+"""The workspace both UIs share: open documents, their latest analyses, and the per-function cache.
+
+A UI opens a document, feeds it edits, and asks for an analysis of a version::
+
+    ws = Workspace()
+    ws.open("file:///src/gemm.c", text, version=1)
+    ws.update("file:///src/gemm.c", new_text, version=2)
+    result = ws.analyze("file:///src/gemm.c")          # DocumentAnalysis of version 2
+    result.function("kernel_gemm").remarks
+
+`analyze` may run in a worker thread. It raises `Cancelled` as soon as it notices that a newer
+version arrived (or the document closed): checks happen before the parse and between functions,
+so stale work stops within one function's analysis. Functions whose key did not change come from
+the cache (relocated when they moved); only edited functions are lowered and analysed again.
+
+*Invariant:* nothing here knows about LSP, JSON-RPC or terminals; positions are the core's
+(1-based lines and byte columns).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_function
+from core_compiler.frontend import ParseOptions, ir
+from core_compiler.passes import PassRecord
+from core_compiler.remarks import Remark, missed
+from core_compiler.source import SourceRange
+from explorer.cache import CachedFunction, FunctionCache, FunctionKey, RelativeError
+from explorer.compile_commands import NO_FLAGS, DatabaseCache
+from explorer.errors import Cancelled, UnknownDocument, UnknownFunction, UnknownPass
+from explorer.parsing import DocumentParser, FunctionSource, ParsedFile
+from explorer.relocate import relocate
+from explorer.settings import Settings
+
+CUDA_LANGUAGES = ("cuda", "cuda-cpp")
+
+
+@dataclass(frozen=True)
+class TextChange:
+    """Replace `start`..`end` (0-based line, 0-based index into the line's str) with `text`; the
+    whole document when `start` is None."""
+
+    text: str
+    start: tuple[int, int] | None = None
+    end: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    uri: str
+    path: str  # the file name libclang sees (a stand-in for URIs that are not files)
+    text: str
+    version: int
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionResult:
+    analysis: FunctionAnalysis
+    origin: str  # "analysed" | "cached" | "relocated"
+    trace_current: bool  # False when the function moved after its pass texts were rendered
+    key: FunctionKey | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.analysis.function.name
+
+    @property
+    def remarks(self) -> tuple[Remark, ...]:
+        return self.analysis.remarks
+
+    @property
+    def scops(self) -> tuple[ScopAnalysis, ...]:
+        return self.analysis.scops
+
+
+@dataclass(frozen=True)
+class AnalysisStats:
+    analysed: int  # functions lowered and analysed
+    reused: int  # functions taken from the cache as they were
+    relocated: int  # functions taken from the cache and moved to new lines
+    elapsed_s: float
+
+
+@dataclass(frozen=True, eq=False)
+class DocumentAnalysis:
+    document: Document
+    functions: tuple[FunctionResult, ...]
+    remarks: tuple[Remark, ...]  # file-level: syntax errors
+    stats: AnalysisStats
+
+    @property
+    def uri(self) -> str:
+        return self.document.uri
+
+    @property
+    def version(self) -> int:
+        return self.document.version
+
+    def function(self, name: str) -> FunctionResult | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+    def all_remarks(self) -> list[Remark]:
+        return [*self.remarks, *(r for f in self.functions for r in f.remarks)]
+
+
+@dataclass
+class _Counters:
+    analysed: int = 0
+    reused: int = 0
+    relocated: int = 0
+
+
+def path_for_uri(uri: str, language_id: str | None = None) -> str:
+    """The file name for a URI: the path of a ``file:`` URI, a stand-in name for others."""
+    parsed = urllib.parse.urlparse(uri)
+    if parsed.scheme in ("file", ""):
+        return os.path.normpath(urllib.parse.unquote(parsed.path)) if parsed.path else uri
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in uri)
+    if not name.endswith((".c", ".h", ".cu", ".cuh")):
+        name += ".cu" if language_id in CUDA_LANGUAGES else ".c"
+    return os.path.join(os.sep, "__hexplore__", name)
+
+
+def apply_changes(text: str, changes: Sequence[TextChange]) -> str:
+    for change in changes:
+        if change.start is None or change.end is None:
+            text = change.text
+            continue
+        text = text[: _offset(text, *change.start)] + change.text + text[_offset(text, *change.end) :]
+    return text
+
+
+def _offset(text: str, line: int, char: int) -> int:
+    """The str index of (line, char), clamped to the document as LSP clients expect."""
+    pos = 0
+    for _ in range(max(line, 0)):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return len(text)
+        pos = nl + 1
+    end = text.find("\n", pos)
+    end = len(text) if end < 0 else end
+    return min(pos + max(char, 0), end)
+
+
+class Workspace:
+    """Open documents and their analyses. Methods are safe to call from several threads; one
+    document's analyses run one at a time."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        root: str | None = None,
+        cache: FunctionCache | None = None,
+        use_compile_commands: bool = True,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.root = root
+        self.cache = cache or FunctionCache()
+        self.use_compile_commands = use_compile_commands
+        self._lock = threading.Lock()
+        self._docs: dict[str, Document] = {}
+        self._parsers: dict[str, DocumentParser] = {}
+        self._latest: dict[str, DocumentAnalysis] = {}
+        self._databases = DatabaseCache()
+
+    # ------------------------------------------------------------------------- documents
+
+    def open(
+        self, uri: str, text: str, version: int = 0, language_id: str | None = None
+    ) -> Document:
+        doc = Document(uri, path_for_uri(uri, language_id), text, version)
+        with self._lock:
+            self._docs[uri] = doc
+            self._parsers.setdefault(uri, DocumentParser(doc.path))
+            self._latest.pop(uri, None)
+        return doc
+
+    def open_file(self, path: str) -> Document:
+        """Open a file from disk under its ``file:`` URI (raises OSError when unreadable)."""
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        return self.open("file://" + urllib.parse.quote(os.path.abspath(path)), text)
+
+    def update(self, uri: str, text: str, version: int | None = None) -> Document:
+        with self._lock:
+            old = self._doc(uri)
+            doc = replace(old, text=text, version=old.version + 1 if version is None else version)
+            self._docs[uri] = doc
+        return doc
+
+    def edit(self, uri: str, changes: Sequence[TextChange], version: int | None = None) -> Document:
+        with self._lock:
+            old = self._doc(uri)
+            text = apply_changes(old.text, changes)
+            doc = replace(old, text=text, version=old.version + 1 if version is None else version)
+            self._docs[uri] = doc
+        return doc
+
+    def close(self, uri: str) -> None:
+        with self._lock:
+            self._docs.pop(uri, None)
+            self._latest.pop(uri, None)
+            parser = self._parsers.pop(uri, None)
+        if parser is not None:
+            with parser.lock:
+                parser.dispose()
+
+    def document(self, uri: str) -> Document:
+        with self._lock:
+            return self._doc(uri)
+
+    def documents(self) -> tuple[Document, ...]:
+        with self._lock:
+            return tuple(self._docs.values())
+
+    def _doc(self, uri: str) -> Document:
+        doc = self._docs.get(uri)
+        if doc is None:
+            raise UnknownDocument(f"no open document {uri}")
+        return doc
+
+    # ------------------------------------------------------------------------- settings
+
+    def set_settings(self, settings: Settings) -> None:
+        with self._lock:
+            self.settings = settings  # part of every cache key: nothing stale can be reused
+
+    def parse_options(self, path: str) -> ParseOptions:
+        """The flags `path` parses with: its compile_commands.json entry, then the settings."""
+        flags = self._databases.flags_for(path) if self.use_compile_commands else NO_FLAGS
+        s = self.settings
+        base = self.root or os.path.dirname(path)
+        includes = tuple(os.path.normpath(os.path.join(base, p)) for p in s.include_paths)
+        return ParseOptions(flags.include_dirs + includes, flags.defines + s.defines, flags.extra_args)
+
+    # ------------------------------------------------------------------------- analysis
+
+    def analyze(
+        self, uri: str, version: int | None = None, cancel: Callable[[], bool] | None = None
+    ) -> DocumentAnalysis:
+        """Analyse the document as it is now (or raise `Cancelled` if it is no longer at `version`)."""
+        start = time.perf_counter()
+        with self._lock:
+            doc = self._doc(uri)
+            parser = self._parsers[uri]
+            settings = self.settings
+
+        def check() -> None:
+            current = self._docs.get(uri)
+            if current is None or current.version != doc.version or (cancel and cancel()):
+                raise Cancelled(f"{uri} version {doc.version} was superseded")
+
+        if version is not None and version != doc.version:
+            raise Cancelled(f"{uri} is at version {doc.version}, not {version}")
+        options = self.parse_options(doc.path)
+        counters = _Counters()
+        with parser.lock:
+            check()
+            parsed = _parse(parser, doc, options)
+            results = []
+            for src in parsed.functions:
+                check()
+                results.append(self._function(parsed, src, options, settings, counters))
+        stats = AnalysisStats(
+            counters.analysed, counters.reused, counters.relocated, time.perf_counter() - start
+        )
+        result = DocumentAnalysis(doc, tuple(results), parsed.errors, stats)
+        with self._lock:
+            latest = self._latest.get(uri)
+            if uri in self._docs and (latest is None or latest.version <= doc.version):
+                self._latest[uri] = result
+        return result
+
+    def _function(
+        self,
+        parsed: ParsedFile,
+        src: FunctionSource,
+        options: ParseOptions,
+        settings: Settings,
+        counters: _Counters,
+    ) -> FunctionResult:
+        key = FunctionKey(
+            parsed.path, src.text, src.col, parsed.context, options, settings,
+            _relative_errors(parsed, src),
+        )  # fmt: skip
+        entry = self.cache.get(key)
+        if entry is not None and entry.line == src.line:
+            counters.reused += 1
+            return FunctionResult(entry.analysis, "cached", entry.trace_line == src.line, key)
+        if entry is not None:
+            delta = src.line - entry.line
+            moved = relocate(entry.analysis, parsed.path, entry.line, entry.end_line, delta)
+            if moved is not None:
+                counters.relocated += 1
+                self.cache.put(key, CachedFunction(moved, src.line, src.end_line, entry.trace_line), True)
+                return FunctionResult(moved, "relocated", entry.trace_line == src.line, key)
+        counters.analysed += 1
+        analysis = _analyze_function(parsed.lower(src), settings, parsed.errors)
+        self.cache.put(key, CachedFunction(analysis, src.line, src.end_line, src.line))
+        return FunctionResult(analysis, "analysed", True, key)
+
+    def latest(self, uri: str) -> DocumentAnalysis | None:
+        """The newest finished analysis of the document (possibly of an older version)."""
+        with self._lock:
+            return self._latest.get(uri)
+
+    def function(self, uri: str, name: str) -> FunctionResult:
+        """A function of the latest analysis; raises UnknownDocument / UnknownFunction."""
+        analysis = self.latest(uri)
+        if analysis is None:
+            analysis = self.analyze(uri)
+        found = analysis.function(name)
+        if found is None:
+            known = ", ".join(f.name for f in analysis.functions) or "none"
+            raise UnknownFunction(f"{uri} defines no function `{name}` (functions: {known})")
+        return found
+
+    # ------------------------------------------------------------------------- pass trace
+
+    def trace(self, uri: str, name: str) -> tuple[PassRecord, ...]:
+        """The function's pass trace, re-rendered first if the function moved since it was made."""
+        found = self.function(uri, name)
+        if found.trace_current:
+            return found.analysis.trace
+        analysis = self.latest(uri)
+        assert analysis is not None
+        fresh = _analyze_function(found.analysis.function, self.settings, analysis.remarks)
+        rng = fresh.function.range
+        if found.key is not None:
+            self.cache.put(found.key, CachedFunction(fresh, rng.line, rng.end_line, rng.line))
+        updated = FunctionResult(fresh, found.origin, True, found.key)
+        functions = tuple(updated if f is found else f for f in analysis.functions)
+        with self._lock:
+            if self._latest.get(uri) is analysis:
+                self._latest[uri] = replace(analysis, functions=functions)
+        return fresh.trace
+
+    def artifact(self, uri: str, name: str, pass_name: str) -> PassRecord:
+        trace = self.trace(uri, name)
+        found = next((p for p in trace if p.name == pass_name), None)
+        if found is None:
+            known = ", ".join(p.name for p in trace) or "none"
+            raise UnknownPass(f"`{name}` has no pass `{pass_name}` (passes: {known})")
+        return found
+
+
+def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> ParsedFile:
+    try:
+        return parser.parse(doc.text, options)
+    except Exception as e:  # libclang could not even start: say so on line 1, never crash the UI
+        parser.dispose()
+        note = missed(
+            "frontend",
+            "InternalError",
+            f"hexplore could not parse this file: {e}",
+            SourceRange(doc.path, 1, 1, 1, 1),
+        )
+        return ParsedFile(doc.path, doc.text, (), (note,), "", None)
+
+
+def _analyze_function(
+    fn: ir.Function, settings: Settings, errors: tuple[Remark, ...]
+) -> FunctionAnalysis:
+    try:
+        return analyze_function(fn, settings.analysis, errors)
+    except Exception as e:  # a bug in the core: report it on the function, keep serving the rest
+        note = missed(
+            "explorer",
+            "InternalError",
+            f"hexplore hit an internal error analysing `{fn.name}` ({type(e).__name__}: {e}); "
+            "the other functions are unaffected — please report this",
+            fn.name_range,
+            fn.name,
+        )
+        return FunctionAnalysis(fn, (), (note,))
+
+
+def _relative_errors(parsed: ParsedFile, src: FunctionSource) -> tuple[RelativeError, ...]:
+    return tuple(
+        (e.range.line - src.line, e.range.col, e.range.end_line - src.line, e.range.end_col, e.message)
+        for e in parsed.errors
+        if e.range.file == parsed.path and src.line <= e.range.line <= src.end_line
+    )

@@ -1,0 +1,105 @@
+"""The ``hexplore/*`` requests: reading their parameters and shaping their results (PROTOCOL.md).
+
+Parameters arrive as plain JSON objects (see `server._converter`);
+anything missing or of the wrong type is an `InvalidParams` error that names the field.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from core_compiler.passes import PassRecord
+from core_compiler.remarks import RemarkKind
+from explorer.schedule_tree import ScheduleNode
+from explorer.workspace import DocumentAnalysis
+from lsp.positions import LineIndex
+
+FUNCTIONS = "hexplore/functions"
+PASSES = "hexplore/passes"
+ARTIFACT = "hexplore/artifact"
+SCHEDULE_TREE = "hexplore/scheduleTree"
+RUN = "hexplore/run"
+
+# (pattern on the pass name, editor language id), first match wins.
+_LANGUAGES = (
+    (r"ptx", "ptx"),
+    (r"llvm", "llvm"),
+    (r"cuda", "cuda-cpp"),
+    (r"opencl", "opencl"),
+    (r"(^|-)(c|openmp)($|-|\[)|codegen-c", "c"),
+)
+
+
+def field(params: Any, name: str, method: str, kind: type = str) -> Any:
+    """``params[name]``, which must be a `kind` (a non-empty one, for strings)."""
+    if not isinstance(params, dict):
+        raise JsonRpcInvalidParams(f"{method}: expected an object of parameters, got {params!r}")
+    value = params.get(name)
+    if not isinstance(value, kind) or (kind is str and not value):
+        raise JsonRpcInvalidParams(
+            f"{method}: expected `{name}` to be a {'non-empty string' if kind is str else kind.__name__}"
+            f", got {value!r}"
+        )
+    return value
+
+
+def artifact_language(pass_name: str) -> str:
+    for pattern, language in _LANGUAGES:
+        if re.search(pattern, pass_name):
+            return language
+    return "plaintext"
+
+
+def functions_result(analysis: DocumentAnalysis, index: LineIndex) -> list[dict[str, Any]]:
+    out = []
+    for fr in analysis.functions:
+        fn = fr.analysis.function
+        kinds = [r.kind for r in fr.remarks]
+        out.append(
+            {
+                "name": fn.name,
+                "range": _json_range(index, fn.range),
+                "selectionRange": _json_range(index, fn.name_range),
+                "scops": len(fr.scops),
+                "loops": sum(len(sa.scop.loops) for sa in fr.scops),
+                "remarks": {k.value.lower(): kinds.count(k) for k in RemarkKind},
+                "analysed": not any(r.name == "FunctionHasErrors" for r in fr.remarks),
+            }
+        )
+    return out
+
+
+def passes_result(trace: tuple[PassRecord, ...]) -> list[dict[str, Any]]:
+    return [
+        {"name": p.name, "elapsed_ms": round(p.elapsed_s * 1000, 3), "remark_count": len(p.remarks)}
+        for p in trace
+    ]
+
+
+def artifact_result(record: PassRecord) -> dict[str, Any]:
+    return {"pass": record.name, "text": record.text, "language": artifact_language(record.name)}
+
+
+def schedule_tree_json(node: ScheduleNode, index: LineIndex) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": node.kind, "detail": node.detail}
+    if node.arcana:
+        out["arcana"] = node.arcana
+    if node.range is not None:
+        out["range"] = _json_range(index, node.range)
+    if node.kind == "band":
+        out["loop"] = node.loop
+        out["status"] = node.status
+        out["carried"] = list(node.carried)
+    out["children"] = [schedule_tree_json(c, index) for c in node.children]
+    return out
+
+
+def _json_range(index: LineIndex, r: Any) -> dict[str, Any]:
+    rng = index.range(r)
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }

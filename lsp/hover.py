@@ -1,0 +1,60 @@
+"""Hover: on a modeled loop's header, its iteration domain, parallelism and carried dependences;
+on an array access, its access relation and memory placement; elsewhere nothing (null)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from explorer.lookup import AccessFacts, LoopFacts, accesses_at, describe_carried, loop_at
+from explorer.workspace import DocumentAnalysis
+from lsp.positions import LineIndex
+
+_STATUS = {
+    "parallel": "**parallel**: no iteration depends on another",
+    "reduction": "**reduction**: parallel as a reduction (it carries only the reduction's own dependences)",
+    "sequential": "**not parallel**: it carries the dependences below",
+}
+
+
+def hover(
+    analysis: DocumentAnalysis, index: LineIndex, pos: types.Position, markdown: bool = True
+) -> types.Hover | None:
+    line, col = index.core_position(pos)
+    loop = loop_at(analysis, line, col)
+    if loop is not None:
+        text, rng = loop_markdown(loop), loop.loop.header_range
+    else:
+        accesses = accesses_at(analysis, line, col)
+        if not accesses:
+            return None
+        text, rng = access_markdown(accesses), accesses[0].range
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    return types.Hover(types.MarkupContent(kind, text), index.range(rng))
+
+
+def loop_markdown(facts: LoopFacts) -> str:
+    loop = facts.loop
+    out = [
+        f"### loop `{loop.var}`",
+        f"depth {loop.depth} in `{facts.scop.scop.name}`; encloses {', '.join(facts.statements)}",
+        "",
+        _STATUS[facts.status],
+        "",
+        "iteration domain:",
+        f"```\n{facts.domain}\n```",
+    ]
+    if facts.carried:
+        out.append("carried dependences:")
+        out += [f"- {describe_carried(c)} on `{c.array}`" for c in facts.carried]
+    return "\n".join(out)
+
+
+def access_markdown(accesses: list[AccessFacts]) -> str:
+    first = accesses[0]
+    kinds = " and ".join(f.kind for f in accesses)
+    out = [f"### {kinds} of `{first.access.info.text}` in {first.statement.name}", ""]
+    for f in accesses:
+        out += [f"{f.kind} relation:", f"```\n{f.relation}\n```"]
+    placement = first.placement or "not decided yet (no GPU mapping for this code)"
+    out.append(f"memory placement: {placement}")
+    return "\n".join(out)

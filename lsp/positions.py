@@ -1,0 +1,60 @@
+"""Converting between the core's positions and LSP's.
+
+The core (libclang) counts 1-based lines and 1-based *byte* columns with an exclusive end; LSP
+counts 0-based lines and 0-based columns in the negotiated encoding (UTF-16 code units unless the
+client offers UTF-8 or UTF-32), also with an exclusive end. Lines are split as LSP splits them
+(``\\r\\n``, ``\\n``, ``\\r``). Positions past the end of a line or of the document are clamped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types
+
+from core_compiler.source import SourceRange
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _units(s: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(s.encode("utf-8"))
+    if encoding == "utf-32":
+        return len(s)
+    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+
+
+class LineIndex:
+    def __init__(self, text: str, encoding: str = "utf-16") -> None:
+        self.lines = _LINE_BREAK.split(text)
+        self.encoding = str(encoding)
+
+    def position(self, line: int, col: int) -> types.Position:
+        """The LSP position of the core's (line, byte column)."""
+        if line < 1:
+            return types.Position(0, 0)
+        if line > len(self.lines):
+            return types.Position(len(self.lines) - 1, _units(self.lines[-1], self.encoding))
+        text = self.lines[line - 1]
+        if text.isascii():
+            return types.Position(line - 1, min(max(col - 1, 0), len(text)))
+        prefix = text.encode("utf-8")[: max(col - 1, 0)].decode("utf-8", errors="ignore")
+        return types.Position(line - 1, _units(prefix, self.encoding))
+
+    def range(self, r: SourceRange) -> types.Range:
+        return types.Range(self.position(r.line, r.col), self.position(r.end_line, r.end_col))
+
+    def core_position(self, pos: types.Position) -> tuple[int, int]:
+        """The core's (line, byte column) of an LSP position."""
+        if pos.line >= len(self.lines):
+            return (len(self.lines), len(self.lines[-1].encode("utf-8")) + 1)
+        text = self.lines[pos.line]
+        if text.isascii() or self.encoding == "utf-8":
+            return (pos.line + 1, pos.character + 1)
+        chars = 0
+        units = 0
+        while chars < len(text) and units < pos.character:
+            units += _units(text[chars], self.encoding)
+            chars += 1
+        return (pos.line + 1, len(text[:chars].encode("utf-8")) + 1)

@@ -1,0 +1,105 @@
+"""Argument layouts and deterministic inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core_compiler.runtime import LayoutError, layout_for_source, macro_defines, make_inputs
+from core_compiler.runtime.signature import ArraySlot, ScalarSlot
+
+KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+
+SHAPES_C = """
+#define M 7
+double f(unsigned long n, int m, float alpha, double beta, const double *x, double (*A)[m],
+         double y[], double B[][M], double C[n + 1][2 * m - 1], int D[(n + 1) / 2][m % 4],
+         double z[M])
+{ return 0.0; }
+"""
+
+
+def _layout(tmp_path: Path, values: dict[str, int | float], **kw):  # type: ignore[no-untyped-def]
+    path = tmp_path / "shapes.c"
+    path.write_text(SHAPES_C)
+    return layout_for_source(str(path), "f", values, **kw)
+
+
+def test_scalars_and_expression_dims(tmp_path: Path) -> None:
+    lay = _layout(tmp_path, {"n": 4, "m": 3})
+    assert lay.slot("n") == ScalarSlot("n", "unsigned long", np.dtype("uint64"), 4)
+    assert lay.slot("alpha").value == 1.5 and lay.slot("alpha").dtype == np.float32
+    assert lay.slot("beta").value == 1.2
+    assert lay.slot("C") == ArraySlot("C", "double", np.dtype("float64"), (5, 5))
+    assert lay.slot("D") == ArraySlot("D", "int", np.dtype("int32"), (2, 3))
+    assert lay.slot("z").shape == (7,)
+    assert lay.returns == "double" and lay.return_dtype == np.float64
+
+
+def test_unknown_extents_default_and_override(tmp_path: Path) -> None:
+    lay = _layout(tmp_path, {"n": 4, "m": 3})
+    # prod(v + 1) = 20 elements, raised to the minimum of 64
+    assert lay.slot("x").shape == (64,)
+    assert lay.slot("A").shape == (22, 3)  # ceil(64 / 3) rows of m
+    assert lay.slot("B").shape == (10, 7)
+    big = _layout(tmp_path, {"n": 20, "m": 9})
+    assert big.slot("x").shape == (21 * 10,)
+    lay = _layout(tmp_path, {"n": 4, "m": 3}, shapes={"x": ("n",), "A": ("n + 1", "m"), "y": (9,)})
+    assert lay.slot("x").shape == (4,)
+    assert lay.slot("A").shape == (5, 3)
+    assert lay.slot("y").shape == (9,)
+
+
+def test_float_scalar_override_and_missing_int(tmp_path: Path) -> None:
+    assert _layout(tmp_path, {"n": 1, "m": 1, "beta": 3.0}).slot("beta").value == 3.0
+    with pytest.raises(LayoutError, match="'m'"):
+        _layout(tmp_path, {"n": 4})
+    with pytest.raises(LayoutError, match="negative"):
+        _layout(tmp_path, {"n": 4, "m": 0})  # C[n + 1][2 * m - 1]
+
+
+def test_macro_sized_kernel_is_parsed_with_the_sizes() -> None:
+    limits = {"ni": "NI", "nj": "NJ", "nk": "NK"}
+    lay = layout_for_source(str(KERNELS / "gemm.c"), "kernel_gemm",
+                            {"ni": 13, "nj": 0, "nk": 2}, size_limits=limits)  # fmt: skip
+    assert lay.defines == ("NI=13", "NJ=0", "NK=2")
+    assert [(a.name, a.shape) for a in lay.arrays] == [
+        ("C", (13, 0)),
+        ("A", (13, 2)),
+        ("B", (2, 0)),
+    ]
+    assert [s.value for s in lay.scalars] == [13, 0, 2, 1.5, 1.2]
+
+
+def test_macro_defines_takes_the_largest_value_per_macro() -> None:
+    limits = {"n": "N", "m": "N", "t": None}
+    assert macro_defines({"n": 3, "m": 8, "t": 100}, limits) == ("N=8",)
+
+
+def test_vla_kernel_layout() -> None:
+    lay = layout_for_source(str(KERNELS / "2mm.c"), "kernel_2mm",
+                            {"ni": 3, "nj": 5, "nk": 7, "nl": 1})  # fmt: skip
+    assert lay.defines == ()
+    assert {a.name: a.shape for a in lay.arrays} == {
+        "tmp": (3, 5), "A": (3, 7), "B": (7, 5), "C": (5, 1), "D": (3, 1)
+    }  # fmt: skip
+
+
+def test_inputs_are_deterministic_and_in_range(tmp_path: Path) -> None:
+    lay = _layout(tmp_path, {"n": 6, "m": 2})
+    a, b = make_inputs(lay, seed=3), make_inputs(lay, seed=3)
+    assert all(np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype for k in a)
+    assert not np.array_equal(make_inputs(lay, seed=4)["x"], a["x"])
+    assert a["x"].dtype == np.float64 and (a["x"] >= 0.5).all() and (a["x"] < 1.5).all()
+    assert a["D"].dtype == np.int32 and (a["D"] >= 1).all() and (a["D"] < 10).all()
+    assert all(v.flags.c_contiguous for v in a.values())
+
+
+def test_square_matrices_are_diagonally_dominant(tmp_path: Path) -> None:
+    lay = _layout(tmp_path, {"n": 4, "m": 3})  # C is 5 x 5
+    c = make_inputs(lay)["C"]
+    off = np.abs(c).sum(axis=1) - np.abs(np.diag(c))
+    assert (np.diag(c) > off).all()
+    assert np.linalg.eigvalsh(np.tril(c) + np.tril(c, -1).T).min() > 0

@@ -73,6 +73,7 @@ class _Mapper:
     scop: Scop
     options: MappingOptions
     kernels: list[Kernel] = field(default_factory=list)
+    prefixes: dict[str, isl.UnionMap] = field(default_factory=dict)  # kernel -> host values
 
     # --------------------------------------------------------------------------- tree walk
 
@@ -83,6 +84,8 @@ class _Mapper:
                 return self.make_unit(node, parallel=True)
             if not _has_parallel_band(node):
                 return self.make_unit(node, parallel=False)
+            for k in range(node.band_n_member()):  # one host loop per member: no peeled copies
+                node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.atomic)
             return self.visit(node.child(0)).parent()
         if kind == isl.schedule_node_type.leaf:
             return self.make_unit(node, parallel=False)
@@ -105,6 +108,7 @@ class _Mapper:
         ctx = self.scop.ctx
         domain = node.get_domain()
         prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
+        self.prefixes[f"kernel{index}"] = prefix
         n_host = _n_out(prefix)
         subtree = node.get_subtree_schedule_union_map().intersect_domain(domain)
         host = tuple(f"h{k}" for k in range(n_host))
@@ -140,12 +144,13 @@ class _Mapper:
             current.append(mark_id.get_name())
 
         def create_leaf(b: isl.AstBuild) -> isl.AstNode:
-            name = current[-1] if current else "kernel_unknown"
-            space = b.get_schedule_space()
-            ma = isl.MultiAff.identity(space.map_from_set())
-            ma = ma.set_tuple_id(isl.dim_type.out, isl.Id(name, context=ctx))
-            call = b.call_from_pw_multi_aff(isl.PwMultiAff.from_multi_aff(ma))
-            return isl.AstNode.user_from_expr(call)
+            # The host values of the kernel's h* parameters, in terms of the host loops (isl may
+            # have folded a single-iteration host loop away, so go through the instances).
+            name = current[-1]
+            to_host = b.get_schedule().reverse().apply_range(self.prefixes[name])
+            pma = isl.PwMultiAff.from_map(isl.Map.from_union_map(to_host).coalesce())
+            pma = pma.set_tuple_id(isl.dim_type.out, isl.Id(name, context=ctx))
+            return isl.AstNode.user_from_expr(b.call_from_pw_multi_aff(pma))
 
         build = _set_callback(build.set_before_each_mark(before_mark))
         build = _set_callback(build.set_create_leaf(create_leaf))
@@ -169,9 +174,9 @@ def _has_parallel_band(node: isl.ScheduleNode) -> bool:
     found = [False]
 
     def check(n: isl.ScheduleNode) -> bool:
-        if n.get_type() == isl.schedule_node_type.band and n.band_n_member() > 0:
-            if n.band_member_get_coincident(0):
-                found[0] = True
+        is_band = n.get_type() == isl.schedule_node_type.band and n.band_n_member() > 0
+        if is_band and n.band_member_get_coincident(0):
+            found[0] = True
         return not found[0]
 
     node.foreach_descendant_top_down(check)

@@ -8,6 +8,7 @@ outer coincidence on, so that parallel loops come out as leading coincident band
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import islpy as isl
 
@@ -46,7 +47,7 @@ def original_schedule(scop: Scop) -> isl.Schedule:
 
 # ------------------------------------------------------------------------------ rendering
 
-_NODE_KINDS = {
+_NODE_KINDS: dict[Any, str] = {
     isl.schedule_node_type.band: "band",
     isl.schedule_node_type.context: "context",
     isl.schedule_node_type.domain: "domain",

@@ -78,20 +78,25 @@ class DocumentParser:
     def parse(self, text: str, options: ParseOptions) -> ParsedFile:
         args = tuple(clang_args(self.path, options))
         unsaved = [(self.path, text)]
-        if self._tu is not None and args == self._args:
+        tu = self._tu if args == self._args else None
+        if tu is not None:
             try:
-                self._tu.reparse(unsaved_files=unsaved, options=0)
+                tu.reparse(unsaved_files=unsaved, options=0)
             except ci.TranslationUnitLoadError:
-                self._tu = None
-        if self._tu is None or args != self._args:
-            self._tu = self.index().parse(
-                self.path, args=list(args), unsaved_files=unsaved, options=_PARSE_FLAGS
-            )
-            self._args = args
-        return _read(self.path, text, self._tu)
+                tu = None
+        if tu is None or _hit_error_limit(tu):
+            tu = self.index().parse(self.path, args=list(args), unsaved_files=unsaved, options=_PARSE_FLAGS)
+        # libclang keeps the "too many errors" diagnostic across reparses (and adds one per
+        # reparse): a unit that hit clang's error limit is parsed afresh next time.
+        self._tu, self._args = (None if _hit_error_limit(tu) else tu), args
+        return _read(self.path, text, tu)
 
     def dispose(self) -> None:
         self._tu = None  # the binding frees the unit when the last reference goes
+
+
+def _hit_error_limit(tu: ci.TranslationUnit) -> bool:
+    return any(d.spelling.startswith("too many errors emitted") for d in tu.diagnostics)
 
 
 def _read(path: str, text: str, tu: ci.TranslationUnit) -> ParsedFile:

@@ -80,7 +80,7 @@ def passes_result(trace: tuple[PassRecord, ...]) -> list[dict[str, Any]]:
 
 
 def artifact_result(record: PassRecord) -> dict[str, Any]:
-    return {"pass": record.name, "text": record.text, "language": artifact_language(record.name)}
+    return {"text": record.text, "language": artifact_language(record.name)}
 
 
 def schedule_tree_json(node: ScheduleNode, index: LineIndex) -> dict[str, Any]:

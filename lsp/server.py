@@ -27,7 +27,12 @@ from typing import Any, TypeVar
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_converter
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    LanguageServerProtocol,
+    default_converter,
+)
 
 from core_compiler.errors import UsageError
 from explorer.errors import Cancelled, UnknownDocument
@@ -53,6 +58,7 @@ class HexploreServer(LanguageServer):
             "hexplore-lsp",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=_Protocol,
             converter_factory=_converter,
         )
         self.explorer = workspace or Workspace()
@@ -288,6 +294,30 @@ class HexploreServer(LanguageServer):
             return await self._in_worker(fn)
         except UsageError as e:
             raise JsonRpcInvalidParams(str(e)) from e
+
+
+_MALFORMED = object()
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls drops a request whose params do not fit the method's type without answering; answer
+    it with InvalidParams instead, so the client is not left waiting."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as e:
+            method = data.get("method", "?") if isinstance(data, dict) else "?"
+            if isinstance(data, dict) and "id" in data:
+                cause = str(e.__cause__ or e)[:300]
+                error = JsonRpcInvalidParams(f"{method}: malformed params ({cause})")
+                self._send_response(data["id"], error=error.to_response_error())
+            log.warning("ignoring a malformed %s message", method)
+            return _MALFORMED
+
+    def handle_message(self, message: Any) -> None:
+        if message is not _MALFORMED:
+            super().handle_message(message)
 
 
 def _converter() -> Any:

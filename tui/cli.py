@@ -1,7 +1,8 @@
 """The `hexplore` command: subcommands print reports; the bare form opens the terminal UI.
 
     hexplore analyze FILE [-I DIR]... [-D NAME[=VAL]]... [--function F] [--format text|json|yaml|sarif]
-    hexplore FILE            (the terminal UI; prints the text report when stdout is not a terminal)
+    hexplore FILE [-I DIR]... [-D NAME[=VAL]]... [--function F]
+    hexplore tui FILE [...]  (both open the terminal UI; they print the text report when stdout is not a terminal)
 
 Exit codes: 0 success, 1 the analysis or check found a failure, 2 bad usage or unreadable input.
 """
@@ -16,7 +17,7 @@ from core_compiler.analysis import analyze_file
 from core_compiler.frontend import ParseOptions
 from core_compiler.report import FORMATS, render_report
 
-SUBCOMMANDS = ("analyze",)
+SUBCOMMANDS = ("analyze", "tui")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -32,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     analyze = sub.add_parser("analyze", help="SCoPs, polyhedral model, dependences and remarks")
     _common(analyze)
     analyze.add_argument("--format", choices=sorted(FORMATS), default="text")
+    tui = sub.add_parser("tui", help="the terminal UI (the text report when stdout is not a terminal)")
+    _common(tui)
     return parser
 
 
@@ -57,13 +60,32 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tui(args: argparse.Namespace) -> int:
+    if not sys.stdout.isatty():
+        args.format = "text"
+        return cmd_analyze(args)
+    text = _read(args.file)
+    if text is None:
+        return 2
+    # Imported here so that `hexplore analyze` never pays for loading textual.
+    from tui.app import HexploreApp
+
+    opts = ParseOptions(tuple(args.include), tuple(args.define))
+    app = HexploreApp(args.file, text, opts, function=args.function)
+    if args.function and app.session.function(args.function) is None:
+        print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
+        return 2
+    app.run()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
-        # `hexplore FILE ...`: the terminal UI is not built yet; print the report instead.
-        argv = ["analyze", *argv]
+        # `hexplore FILE ...` is `hexplore tui FILE ...`.
+        argv = ["tui", *argv]
     args = _parser().parse_args(argv)
-    handlers = {"analyze": cmd_analyze}
+    handlers = {"analyze": cmd_analyze, "tui": cmd_tui}
     return handlers[args.command](args)
 
 

@@ -9,11 +9,12 @@ lines, and mark nodes to another. Expressions are isl's own C rendering, which u
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import islpy as isl
 
-_T = isl.ast_node_type
-_OP = isl.ast_expr_op_type
+_T: Any = isl.ast_node_type
+_OP: Any = isl.ast_expr_op_type
 
 C_PREAMBLE = """#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
 #define hx_min(x, y) ((x) < (y) ? (x) : (y))

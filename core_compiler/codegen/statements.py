@@ -43,8 +43,8 @@ def array_layouts(scop: Scop) -> dict[str, ArrayLayout]:
     out = {}
     for a in scop.arrays:
         if a.kind == "array":
-            ext = tuple(None if e is None else _aff_c(e) for e in a.extents)
-            out[a.name] = ArrayLayout(a, (None,) * len(a.extents), ext)
+            known = tuple(None if e is None else _aff_c(e) for e in a.extents)
+            out[a.name] = ArrayLayout(a, (None,) * len(a.extents), known)
             continue
         box = scop.reads(a.name).union(scop.writes(a.name)).range()
         lo: list[isl.AstExpr | None] = []
@@ -78,7 +78,7 @@ class StatementPrinter:
         self.scalars_by_pointer = scalars_by_pointer
         self._accesses: dict[str, dict[object, AccessInfo]] = {}
         for s in scop.statements:
-            self._accesses[s.name] = {a.info.range: a.info for a in (*s.reads, *s.writes)}
+            self._accesses[s.name] = {a.info.node: a.info for a in (*s.reads, *s.writes)}
 
     def user(self, expr: isl.AstExpr) -> list[str]:
         name, args = call_parts(expr)
@@ -100,10 +100,10 @@ class StatementPrinter:
         if isinstance(e, ir.Var):
             if e.name in subst:
                 return subst[e.name]
-            info = acc.get(e.range)
+            info = acc.get(e)
             return self.access(info, subst) if info is not None else e.name.replace(".", "_")
         if isinstance(e, ir.Subscript):
-            return self.access(acc[e.range], subst)
+            return self.access(acc[e], subst)
         if isinstance(e, ir.Unary):
             return f"({e.op}{self.expr(e.operand, subst, acc)})"
         if isinstance(e, ir.Binary):

@@ -41,7 +41,7 @@ def launches_for(program: DeviceProgram, ints: Mapping[str, int], floats: Mappin
         local_size = tuple(reversed(block)) or (1,)
         values: dict[str, int | float] = {**ints, **dict(zip(kernel.host_params, host_vals, strict=True))}
         values.update({f"o{k}": v for k, v in enumerate(lo)})
-        kargs = []
+        kargs: list[BufferArg | ScalarArg] = []
         for spec in program.args[name]:
             if spec.kind == "array":
                 kargs.append(BufferArg(spec.name))

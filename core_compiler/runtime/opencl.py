@@ -186,13 +186,24 @@ def _host_copy(a: np.ndarray) -> np.ndarray:
     return flat
 
 
+_KERNELS: dict[tuple[int, str], cl.Kernel] = {}
+
+
+def _kernel(program: cl.Program, name: str) -> cl.Kernel:
+    """One kernel object per program and name (pyopencl warns when they are re-created)."""
+    key = (id(program), name)
+    if key not in _KERNELS:
+        _KERNELS[key] = cl.Kernel(program, name)
+    return _KERNELS[key]
+
+
 def _enqueue(
     queue: cl.CommandQueue, program: cl.Program, launch: Launch, buffers: Mapping[str, cl.Buffer]
 ) -> cl.Event | None:
     if 0 in launch.global_size:
         return None
-    kernel = getattr(program, launch.kernel)
-    kernel.set_args(*(_kernel_arg(a, buffers) for a in launch.args))
+    kernel = _kernel(program, launch.kernel)
+    kernel.set_args(*[_kernel_arg(a, buffers) for a in launch.args])  # type: ignore[arg-type]
     return cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, launch.local_size)
 
 

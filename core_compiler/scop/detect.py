@@ -61,10 +61,7 @@ class _Scanner:
                 if _is_allocation(s.init):
                     self.fresh.add(s.name)
             result = check_region(self.function, (s,), symbols, frozenset(self.fresh))
-            if isinstance(result, RegionInfo) and not isinstance(s, ir.Decl):
-                run.append(s)
-                continue
-            if isinstance(s, ir.Decl) and isinstance(result, RegionInfo) and run:
+            if isinstance(result, RegionInfo) or (isinstance(s, ir.Decl) and s.init is None):
                 run.append(s)
                 continue
             self.flush(run, symbols)
@@ -86,18 +83,18 @@ class _Scanner:
             self.scan(ir.sub_statements(s), inner)
 
     def flush(self, run: list[ir.Stmt], symbols: dict[str, ir.CType]) -> None:
-        """Turn a run of modelable statements into regions (trimmed to start and end with loops)."""
-        while run and not _has_loop(run[0]):
-            run = run[1:]
-        while run and not _has_loop(run[-1]):
-            run = run[:-1]
-        if not run:
+        """Turn a run of modelable statements into regions: the whole run if it is one region,
+        else the run from its first loop on (a leading `int n = N;` must stay outside, to keep
+        `n` a parameter), else each loop nest alone."""
+        if not any(_has_loop(s) for s in run):
             return
         fresh = frozenset(self.fresh)
-        merged = check_region(self.function, tuple(run), symbols, fresh)
-        if isinstance(merged, RegionInfo):
-            self.regions.append(merged)
-            return
+        first_loop = next(k for k, s in enumerate(run) if _has_loop(s))
+        for candidate in (run, run[first_loop:]):
+            merged = check_region(self.function, tuple(candidate), symbols, fresh)
+            if isinstance(merged, RegionInfo) and merged.statements:
+                self.regions.append(merged)
+                return
         for s in run:  # each loop nest is fine alone: keep them as separate regions
             if _has_loop(s):
                 alone = check_region(self.function, (s,), symbols, fresh)

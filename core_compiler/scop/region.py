@@ -55,6 +55,7 @@ class AccessInfo:
     indices: tuple[Affine, ...]
     range: SourceRange
     text: str
+    node: ir.Subscript | ir.Var  # the IR node (ranges alone collide inside macro expansions)
 
 
 @dataclass(frozen=True)
@@ -340,7 +341,7 @@ class _Walker:
                 e.range,
             )
             return None
-        return AccessInfo(e.base, tuple(indices), e.range, _text(e))
+        return AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
 
     def index(self, idx: ir.Expr, e: ir.Subscript, allowed: object, n_idx: int, n_dims: int) -> list[Affine] | None:
         from core_compiler.scop.affine import affine
@@ -432,7 +433,7 @@ class _Walker:
             extents: tuple[Affine | None, ...] = tuple(None for _ in dims)
             self.arrays[name] = ArrayDecl(name, typ.name, extents, kind, v.range)
         indices = tuple(Affine.of({d: 1}) for d in dims)
-        return AccessInfo(name, indices, v.range, name)
+        return AccessInfo(name, indices, v.range, name, v)
 
     def array_decl(self, name: str, typ: ir.CType, rng: SourceRange) -> ArrayDecl:
         if name not in self.arrays:

@@ -1,0 +1,184 @@
+"""The explorer workspace: documents, the per-function cache, relocation, traces, cancellation."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from core_compiler.analysis import analyze_file
+from core_compiler.frontend import ParseOptions
+from explorer.errors import Cancelled, UnknownDocument, UnknownFunction, UnknownPass
+from explorer.settings import Settings
+from explorer.workspace import DocumentAnalysis, TextChange, Workspace, apply_changes, path_for_uri
+
+FIXTURES = Path(__file__).parents[1] / "lsp" / "fixtures"
+URI = "file:///tmp/hexplore-ws/matmul.c"
+PATH = "/tmp/hexplore-ws/matmul.c"
+MATMUL = (FIXTURES / "matmul.c").read_text()
+
+
+def origins(result: DocumentAnalysis) -> dict[str, str]:
+    return {f.name: f.origin for f in result.functions}
+
+
+def assert_same_as_core(result: DocumentAnalysis, options: ParseOptions | None = None) -> None:
+    """The incremental result is exactly what the core computes from scratch for this text."""
+    fresh = analyze_file(result.document.path, result.document.text, options)
+    assert result.all_remarks() == fresh.all_remarks()
+    assert [f.analysis.function for f in result.functions] == [f.function for f in fresh.functions]
+
+
+@pytest.fixture
+def ws() -> Workspace:
+    w = Workspace()
+    w.open(URI, MATMUL, version=1)
+    return w
+
+
+def test_first_analysis_analyses_every_function(ws: Workspace) -> None:
+    result = ws.analyze(URI)
+    assert result.version == 1
+    assert origins(result) == {"matmul": "analysed", "dot": "analysed", "prefix_sum": "analysed"}
+    assert_same_as_core(result)
+
+
+def test_an_edit_in_one_function_reanalyses_only_that_function(ws: Workspace) -> None:
+    ws.analyze(URI)
+    ws.edit(URI, [TextChange("2.0 * a[i]", (23, 11), (23, 26))], version=2)  # in prefix_sum
+    result = ws.analyze(URI)
+    assert origins(result) == {"matmul": "cached", "dot": "cached", "prefix_sum": "analysed"}
+    assert result.stats.analysed == 1 and result.stats.reused == 2
+    assert "ParallelLoop" in [r.name for r in result.function("prefix_sum").remarks]  # type: ignore[union-attr]
+    assert_same_as_core(result)
+
+
+def test_functions_below_a_new_line_are_relocated_not_reanalysed(ws: Workspace) -> None:
+    ws.analyze(URI)
+    ws.edit(URI, [TextChange("    int unused = 0;\n", (4, 0), (4, 0))])  # a line inside matmul
+    result = ws.analyze(URI)
+    assert origins(result) == {"matmul": "analysed", "dot": "relocated", "prefix_sum": "relocated"}
+    assert_same_as_core(result)  # every range (remarks, IR, args) moved by exactly one line
+    carried = next(r for r in result.all_remarks() if r.name == "LoopCarriedDependence")
+    assert carried.range.line == 24 and carried.args["source_range"]["line"] == 25  # type: ignore[index]
+
+
+def test_a_relocated_function_gets_a_fresh_trace_on_request(ws: Workspace) -> None:
+    ws.analyze(URI)
+    ws.edit(URI, [TextChange("\n\n", (0, 0), (0, 0))])
+    result = ws.analyze(URI)
+    assert not result.function("dot").trace_current  # type: ignore[union-attr]
+    frontend = ws.artifact(URI, "dot", "frontend").text
+    assert "   @18\n" in frontend  # `double s = 0.0;` is now on line 18 (was 16)
+    assert ws.function(URI, "dot").trace_current
+    core = analyze_file(PATH, ws.document(URI).text, only="dot").functions[0].trace
+    assert [p.text for p in ws.trace(URI, "dot")] == [p.text for p in core]
+
+
+def test_a_macro_change_outside_functions_invalidates_them(ws: Workspace) -> None:
+    text = "#define STEP 1\n" + MATMUL.replace("a[i - 1]", "a[i - STEP]")
+    ws.update(URI, text)
+    assert ws.analyze(URI).stats.analysed == 3
+    ws.update(URI, text.replace("#define STEP 1", "#define STEP 2"))
+    result = ws.analyze(URI)
+    assert origins(result)["prefix_sum"] == "analysed"
+    assert_same_as_core(result)
+
+
+def test_a_syntax_error_is_confined_to_its_function(ws: Workspace) -> None:
+    ws.analyze(URI)
+    ws.edit(URI, [TextChange("", (16, 20), (16, 21))])  # drop the ';' in dot
+    result = ws.analyze(URI)
+    assert [r.name for r in result.remarks] == ["SyntaxError"]
+    assert [r.name for r in result.function("dot").remarks] == ["FunctionHasErrors"]  # type: ignore[union-attr]
+    assert origins(result)["matmul"] == "cached"
+    assert_same_as_core(result)
+
+
+def test_settings_are_part_of_the_key(ws: Workspace) -> None:
+    ws.analyze(URI)
+    ws.set_settings(Settings(defines=("UNUSED=1",)))
+    assert ws.analyze(URI).stats.analysed == 3
+
+
+def test_a_stale_version_is_cancelled(ws: Workspace) -> None:
+    ws.update(URI, MATMUL + "\n", version=2)
+    with pytest.raises(Cancelled):
+        ws.analyze(URI, version=1)
+    assert ws.analyze(URI, version=2).version == 2
+
+
+def test_an_analysis_stops_when_a_newer_version_arrives(ws: Workspace) -> None:
+    """The cancel check runs between functions: a newer version stops the analysis there."""
+    calls = []
+
+    def cancel() -> bool:
+        calls.append(1)
+        if len(calls) == 2:  # after the parse, before the second function
+            ws.update(URI, MATMUL.replace("dot", "dot2"), version=2)
+        return False
+
+    with pytest.raises(Cancelled):
+        ws.analyze(URI, cancel=cancel)
+    assert ws.latest(URI) is None
+    assert ws.analyze(URI).function("dot2") is not None
+
+
+def test_explicit_cancellation(ws: Workspace) -> None:
+    with pytest.raises(Cancelled):
+        ws.analyze(URI, cancel=lambda: True)
+
+
+def test_concurrent_edits_and_analyses_end_on_the_last_version(ws: Workspace) -> None:
+    errors: list[BaseException] = []
+
+    def analyse_repeatedly() -> None:
+        for _ in range(20):
+            try:
+                ws.analyze(URI)
+            except Cancelled:
+                pass
+            except BaseException as e:  # pragma: no cover - the assertion below reports it
+                errors.append(e)
+
+    worker = threading.Thread(target=analyse_repeatedly)
+    worker.start()
+    for v in range(2, 40):
+        ws.update(URI, MATMUL.replace("0.0", f"{v}.0"), version=v)
+    worker.join()
+    assert not errors
+    final = ws.analyze(URI)
+    assert final.version == 39
+    assert_same_as_core(final)
+
+
+def test_unknown_document_function_and_pass(ws: Workspace) -> None:
+    with pytest.raises(UnknownDocument):
+        ws.analyze("file:///nowhere.c")
+    with pytest.raises(UnknownFunction, match="functions: matmul, dot, prefix_sum"):
+        ws.function(URI, "nope")
+    with pytest.raises(UnknownPass, match="passes: frontend, scop-detect"):
+        ws.artifact(URI, "dot", "nope")
+
+
+def test_close_forgets_the_document(ws: Workspace) -> None:
+    ws.analyze(URI)
+    ws.close(URI)
+    with pytest.raises(UnknownDocument):
+        ws.document(URI)
+    assert ws.latest(URI) is None
+
+
+def test_apply_changes_clamps_like_lsp_clients_expect() -> None:
+    text = "ab\ncd\n"
+    assert apply_changes(text, [TextChange("X", (1, 1), (1, 1))]) == "ab\ncXd\n"
+    assert apply_changes(text, [TextChange("X", (0, 99), (1, 0))]) == "abXcd\n"
+    assert apply_changes(text, [TextChange("X", (9, 0), (9, 0))]) == text + "X"
+    assert apply_changes(text, [TextChange("new")]) == "new"
+
+
+def test_uris_become_paths() -> None:
+    assert path_for_uri("file:///a/b%20c.c") == "/a/b c.c"
+    assert path_for_uri("untitled:Untitled-1", "cuda").endswith("untitled_Untitled-1.cu")
+    assert path_for_uri("untitled:Untitled-1").endswith(".c")

@@ -1,0 +1,75 @@
+"""The source pane: line numbers, C highlighting, a remark gutter and a cursor line.
+
+tree-sitter-c is not installed with textual, so TextArea cannot highlight C; rich's Syntax
+(pygments) can, and rendering the lines ourselves lets the gutter carry one marker per line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from core_compiler.remarks import Remark
+
+# Worst kind wins the gutter: a Missed remark outranks an Analysis one on the same line.
+MARKERS = {"Missed": ("✗", "bold red"), "Passed": ("✓", "bold green"), "Analysis": ("●", "cyan")}
+RANK = {"Missed": 0, "Passed": 1, "Analysis": 2}
+CURSOR = Style(bgcolor="grey23")
+
+
+def gutter_kinds(remarks: Iterable[Remark]) -> dict[int, str]:
+    """Line → the remark kind shown there, e.g. `{36: "Missed", 13: "Analysis"}`."""
+    kinds: dict[int, str] = {}
+    for r in remarks:
+        kind = r.kind.value
+        old = kinds.get(r.range.line)
+        if old is None or RANK[kind] < RANK[old]:
+            kinds[r.range.line] = kind
+    return kinds
+
+
+def render_source(text: str, kinds: dict[int, str], cursor: int) -> Text:
+    lines = Syntax(text, "c", theme="monokai").highlight(text).split("\n")
+    width = len(str(len(lines)))
+    out = Text(no_wrap=True, overflow="ellipsis")
+    for number, line in enumerate(lines, start=1):
+        mark, style = MARKERS.get(kinds.get(number, ""), (" ", ""))
+        row = Text.assemble((mark, style), (f" {number:>{width}} ", "dim"), line)
+        if number == cursor:
+            row.stylize(CURSOR)
+        out.append(row)
+        out.append("\n")
+    return out
+
+
+class SourceView(VerticalScroll):
+    """Scrollable, read-only source with a movable cursor line (1-based)."""
+
+    cursor_line: reactive[int] = reactive(1)
+
+    def __init__(self, text: str, remarks: Iterable[Remark], **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.text = text
+        self.kinds = gutter_kinds(remarks)
+        self.body = Static(id="source-body")
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self.body
+
+    def on_mount(self) -> None:
+        self._render_lines()
+
+    def watch_cursor_line(self, line: int) -> None:
+        if self.is_mounted:
+            self._render_lines()
+            # Keep a few lines of context above the cursor.
+            self.scroll_to(y=max(0, line - 4), animate=False)
+
+    def _render_lines(self) -> None:
+        self.body.update(render_source(self.text, self.kinds, self.cursor_line))

@@ -7,7 +7,7 @@ methods render. Anything slow (the OpenCL run) goes to a worker thread.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -16,6 +16,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     Footer,
@@ -33,8 +35,19 @@ from textual.widgets.tree import TreeNode
 
 from core_compiler.frontend import ParseOptions
 from tui.help import HelpScreen
-from tui.model import FunctionViews, RunOutcome, Session, ViewUnavailable, open_session, pass_diff, run_check, size_params
+from tui.model import (
+    FunctionViews,
+    RunOutcome,
+    Session,
+    ViewUnavailable,
+    open_session,
+    pass_diff,
+    run_check,
+    size_params,
+)
 from tui.source_view import MARKERS, SourceView
+
+W = TypeVar("W", bound=Widget)
 
 TABS = ("passes", "schedule", "opencl", "deps", "remarks", "run")
 
@@ -81,11 +94,10 @@ class HexploreApp(App[None]):
                 )
             yield SourceView(self.session.text, self._all_remarks(), id="source")
             with TabbedContent(id="tabs", initial="remarks" if self._has_syntax_errors() else "passes"):
-                with TabPane("Passes", id="passes"):
-                    with Horizontal():
-                        yield OptionList(id="pass-list")
-                        with VerticalScroll(id="pass-scroll"):
-                            yield Static(id="pass-text")
+                with TabPane("Passes", id="passes"), Horizontal():
+                    yield OptionList(id="pass-list")
+                    with VerticalScroll(id="pass-scroll"):
+                        yield Static(id="pass-text")
                 with TabPane("Schedule", id="schedule"):
                     yield Tree("schedule", id="schedule-tree")
                 with TabPane("OpenCL", id="opencl"), VerticalScroll():
@@ -101,6 +113,11 @@ class HexploreApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._q("#functions", OptionList).focus()
+        # After the first refresh, so the list's own initial highlight cannot override the choice.
+        self.call_after_refresh(self._select_initial_function)
+
+    def _select_initial_function(self) -> None:
         names = [f.function.name for f in self.session.functions]
         if self.initial_function in names:
             self.function_name = self.initial_function or ""
@@ -108,9 +125,19 @@ class HexploreApp(App[None]):
             self.function_name = names[0]
         else:
             self._show_remarks()
-        self.query_one("#functions", OptionList).focus()
 
     # ---- helpers ----
+
+    def _main(self) -> Screen[Any]:
+        """The main screen: queries must not look at the help screen when it is on top."""
+        return self.screen_stack[0]
+
+    def _q(self, selector: str | type[W], expect: type[W] | None = None) -> W:
+        if expect is None:
+            assert not isinstance(selector, str)
+            return self._main().query_one(selector)
+        assert isinstance(selector, str)
+        return self._main().query_one(selector, expect)
 
     def _all_remarks(self) -> list[Any]:
         return [*self.session.analysis.remarks, *(r for f in self.session.functions for r in f.remarks)]
@@ -133,22 +160,22 @@ class HexploreApp(App[None]):
 
     @on(OptionList.OptionHighlighted, "#functions")
     def _function_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option.id:
+        if event.option.id and self.is_running:
             self.function_name = event.option.id
 
     def watch_function_name(self, name: str) -> None:
         fa = self.session.function(name)
-        if fa is None:
+        if fa is None or not self.screen_stack:
             return
-        functions = self.query_one("#functions", OptionList)
+        functions = self._q("#functions", OptionList)
         index = functions.get_option_index(name)
         if functions.highlighted != index:
             functions.highlighted = index
-        self.query_one(SourceView).cursor_line = fa.function.range.line
+        self._q(SourceView).cursor_line = fa.function.range.line
         self._show_passes()
         self._show_schedule()
         self._show_opencl()
-        self.query_one("#deps-text", Static).update(self._views_or_raise().dependences())
+        self._q("#deps-text", Static).update(self._views_or_raise().dependences())
         self._show_remarks()
         self._show_run_params()
 
@@ -160,20 +187,20 @@ class HexploreApp(App[None]):
     # ---- passes ----
 
     def _show_passes(self) -> None:
-        plist = self.query_one("#pass-list", OptionList)
+        plist = self._q("#pass-list", OptionList)
         plist.clear_options()
         plist.add_options(
             [Option(f"{p.name}  {p.elapsed_s * 1000:.2f} ms", id=str(i)) for i, p in enumerate(self.trace)]
         )
         if not self.trace:
-            self.query_one("#pass-text", Static).update("No passes ran for this function (see Remarks).")
+            self._q("#pass-text", Static).update("No passes ran for this function (see Remarks).")
             return
         self.pass_index = 0
         self._render_pass()
         plist.highlighted = 0
 
     def watch_pass_index(self, index: int) -> None:
-        plist = self.query_one("#pass-list", OptionList)
+        plist = self._q("#pass-list", OptionList)
         if self.trace and plist.highlighted != index:
             plist.highlighted = index
         self._render_pass()
@@ -195,7 +222,7 @@ class HexploreApp(App[None]):
         header = Text(f"[{i + 1}/{len(trace)}] {cur.name}  ({cur.elapsed_s * 1000:.2f} ms)", style="bold")
         from rich.console import Group
 
-        self.query_one("#pass-text", Static).update(Group(header, body))
+        self._q("#pass-text", Static).update(Group(header, body))
 
     @on(OptionList.OptionHighlighted, "#pass-list")
     def _pass_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -215,7 +242,7 @@ class HexploreApp(App[None]):
     # ---- schedule tree and OpenCL ----
 
     def _show_schedule(self) -> None:
-        tree = self.query_one("#schedule-tree", Tree)
+        tree = self._q("#schedule-tree", Tree)
         tree.clear()
         try:
             data = self._views_or_raise().schedule_tree()
@@ -230,7 +257,7 @@ class HexploreApp(App[None]):
         tree.root.expand_all()
 
     def _show_opencl(self) -> None:
-        static = self.query_one("#opencl-text", Static)
+        static = self._q("#opencl-text", Static)
         try:
             static.update(Syntax(self._views_or_raise().opencl(), "c", theme="monokai", line_numbers=True))
         except ViewUnavailable as e:
@@ -245,7 +272,7 @@ class HexploreApp(App[None]):
         return [*self.session.analysis.remarks, *(fa.remarks if fa else ())]
 
     def _show_remarks(self) -> None:
-        rlist = self.query_one("#remark-list", OptionList)
+        rlist = self._q("#remark-list", OptionList)
         rlist.clear_options()
         for i, r in enumerate(self._remarks_shown()):
             mark, style = MARKERS[r.kind.value]
@@ -260,23 +287,23 @@ class HexploreApp(App[None]):
         if event.option.id is None:
             return
         remark = self._remarks_shown()[int(event.option.id)]
-        self.query_one(SourceView).cursor_line = remark.range.line
+        self._q(SourceView).cursor_line = remark.range.line
 
     # ---- run ----
 
     def _show_run_params(self) -> None:
-        box = self.query_one("#run-params", Vertical)
+        box = self._q("#run-params", Vertical)
         box.remove_children()
         fa = self.session.function(self.function_name)
         if fa is None:
             return
         for name, value in size_params(fa.function).items():
             box.mount(Horizontal(Label(f"{name} = ", classes="param-label"), Input(str(value), id=f"param-{name}", type="integer"), classes="param-row"))
-        self.query_one("#run-output", Static).update("Not run yet.")
+        self._q("#run-output", Static).update("Not run yet.")
 
     def run_params(self) -> dict[str, int]:
         values: dict[str, int] = {}
-        for inp in self.query("#run-params Input").results(Input):
+        for inp in self._main().query("#run-params Input").results(Input):
             name = (inp.id or "").removeprefix("param-")
             try:
                 values[name] = int(inp.value)
@@ -294,10 +321,10 @@ class HexploreApp(App[None]):
         params = self.run_params()
         bad = [k for k, v in params.items() if v <= 0]
         if bad:
-            self.query_one("#run-output", Static).update(f"sizes must be positive integers: {', '.join(bad)}")
+            self._q("#run-output", Static).update(f"sizes must be positive integers: {', '.join(bad)}")
             return
-        self.query_one("#run-output", Static).update(f"running `{self.function_name}` on OpenCL…")
-        self.query_one("#run-button", Button).disabled = True
+        self._q("#run-output", Static).update(f"running `{self.function_name}` on OpenCL…")
+        self._q("#run-button", Button).disabled = True
         self._run_worker(self.session.path, self.function_name, params)
 
     @work(thread=True, exclusive=True, group="run")
@@ -309,8 +336,8 @@ class HexploreApp(App[None]):
         self.last_run = outcome
         style = "bold green" if outcome.ok else "bold red"
         stamp = time.strftime("%H:%M:%S")
-        self.query_one("#run-output", Static).update(Text.assemble((outcome.text, style), f"\n(at {stamp})"))
-        self.query_one("#run-button", Button).disabled = False
+        self._q("#run-output", Static).update(Text.assemble((outcome.text, style), f"\n(at {stamp})"))
+        self._q("#run-button", Button).disabled = False
 
     # ---- misc actions ----
 
@@ -318,10 +345,10 @@ class HexploreApp(App[None]):
         self.push_screen(HelpScreen(self.BINDINGS))
 
     def action_show_tab(self, tab: str) -> None:
-        self.query_one("#tabs", TabbedContent).active = tab
+        self._q("#tabs", TabbedContent).active = tab
 
     def action_focus_functions(self) -> None:
-        self.query_one("#functions", OptionList).focus()
+        self._q("#functions", OptionList).focus()
 
 
 def add_schedule_node(parent: TreeNode[Any], node: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -59,7 +60,7 @@ class SourceView(VerticalScroll):
         self.kinds = gutter_kinds(remarks)
         self.body = Static(id="source-body")
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self.body
 
     def on_mount(self) -> None:

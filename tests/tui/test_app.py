@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.widgets import OptionList, Static, TabbedContent, Tree
 
 from tui.app import HexploreApp
@@ -25,9 +27,9 @@ def demo_app(function: str | None = None) -> HexploreApp:
 
 def static_text(app: HexploreApp, selector: str) -> str:
     """The plain text a Static currently shows (rendered, so rich Syntax/Group bodies work too)."""
-    widget = app.query_one(selector, Static)
-    lines = widget.render_lines(widget.region.reset_offset) if widget.region.width else []
-    return "\n".join("".join(seg.text for seg in line) for line in lines)
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(app.screen_stack[0].query_one(selector, Static).content)
+    return console.export_text()
 
 
 async def wait_run(app: HexploreApp, pilot: object) -> None:

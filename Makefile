@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/hexplore analyze examples/demo.c
+	$(BIN)/hexplore examples/demo.c
 
 test: $(STAMP) lint typecheck pytest
 

@@ -10,14 +10,17 @@ Exit codes: 0 success, 1 the analysis or check found a failure, 2 bad usage or u
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from core_compiler.analysis import analyze_file
+from core_compiler.compile import TARGETS, compile_file
 from core_compiler.frontend import ParseOptions
-from core_compiler.report import FORMATS, render_report
+from core_compiler.gpu import MappingOptions
+from core_compiler.report import FORMATS, remark_text, render_report
 
-SUBCOMMANDS = ("analyze", "tui")
+SUBCOMMANDS = ("analyze", "compile", "tui")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -33,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
     analyze = sub.add_parser("analyze", help="SCoPs, polyhedral model, dependences and remarks")
     _common(analyze)
     analyze.add_argument("--format", choices=sorted(FORMATS), default="text")
+    comp = sub.add_parser("compile", help="schedule, map to the GPU and generate CUDA or OpenCL")
+    _common(comp)
+    comp.add_argument("--target", choices=TARGETS, default="cuda")
+    comp.add_argument("--tile-size", type=int, default=32, metavar="N")
+    comp.add_argument("-o", dest="out", metavar="DIR", help="write the files here (default: print them)")
     tui = sub.add_parser("tui", help="the terminal UI (the text report when stdout is not a terminal)")
     _common(tui)
     return parser
@@ -57,6 +65,24 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
         return 2
     sys.stdout.write(render_report(fa, args.format))
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    text = _read(args.file)
+    if text is None:
+        return 2
+    fa = analyze_file(args.file, text, ParseOptions(tuple(args.include), tuple(args.define)), only=args.function)
+    result = compile_file(fa, args.target, MappingOptions(tile_size=args.tile_size))
+    for r in result.remarks:
+        print(remark_text(r), file=sys.stderr)
+    for name, body in result.files.items():
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
+                f.write(body)
+        else:
+            sys.stdout.write(f"// ===== {name}\n{body}")
     return 0
 
 
@@ -85,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `hexplore FILE ...` is `hexplore tui FILE ...`.
         argv = ["tui", *argv]
     args = _parser().parse_args(argv)
-    handlers = {"analyze": cmd_analyze, "tui": cmd_tui}
+    handlers = {"analyze": cmd_analyze, "compile": cmd_compile, "tui": cmd_tui}
     return handlers[args.command](args)
 
 

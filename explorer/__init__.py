@@ -1,1 +1,23 @@
-"""explorer"""
+"""explorer: the workspace both UIs (lsp/, tui/) share. Plain Python, no UI library.
+
+Code map, in the order data flows:
+
+- `workspace.py`: open documents (URI -> text, version), `Workspace.analyze` (one version of one
+  document, cancellable), the latest analyses, pass traces and artifacts per function.
+- `parsing.py`: one libclang translation unit per document, reparsed on edits (precompiled
+  preamble); function texts and the digest of what lies outside function bodies.
+- `cache.py`: the per-function cache, keyed by everything a function's analysis depends on.
+- `relocate.py`: moves a cached analysis to a function's new lines.
+- `compile_commands.py`: per-file flags from ``compile_commands.json``, found as clangd finds it.
+- `settings.py`: user settings (include paths, macros, target, tile sizes), checked.
+- `lookup.py`: what is at a position (loops, accesses) and the facts a UI shows about it.
+- `schedule_tree.py`: the schedule tree of a function's SCoPs, as plain data.
+- `jobs.py`: compile/run jobs in worker processes with time limits; `running.py`: the
+  differential run of a function on top of it.
+
+*Architecture invariant:* explorer imports core_compiler and nothing of lsp/ or tui/; it never
+imports pygls, lsprotocol or textual. Positions are the core's (1-based lines, byte columns).
+
+*Architecture invariant:* an incremental analysis equals a from-scratch one (the robustness tests
+check this on random edits); the cache is an optimisation, never a source of different answers.
+"""

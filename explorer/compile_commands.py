@@ -108,9 +108,7 @@ def parse_flags(args: Sequence[str], directory: str, source: str = "") -> Compil
                 includes.append(_absolute(value, directory))
             elif flag == "-D":
                 defines.append(value)
-            elif flag in _DIR_FLAGS:
-                extra += [flag, _absolute(value, directory)]
-            elif flag == "-include":
+            elif flag in _DIR_FLAGS or flag == "-include":
                 extra += [flag, _absolute(value, directory)]
             else:  # -U
                 extra.append(f"-U{value}")

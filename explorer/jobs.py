@@ -56,7 +56,7 @@ def _child(conn: multiprocessing.connection.Connection, fn: Callable[..., Any], 
 
 class JobRunner:
     def __init__(self, max_workers: int = 2, start_method: str = "spawn") -> None:
-        self._ctx = multiprocessing.get_context(start_method)
+        self._ctx: Any = multiprocessing.get_context(start_method)
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="hexplore-job")
 
     def submit(

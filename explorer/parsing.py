@@ -3,8 +3,9 @@
 The first parse builds a precompiled preamble (the ``#include`` block), so a reparse after an edit
 costs a few milliseconds instead of a full parse. The parse also yields what the per-function
 cache needs *before* lowering anything: each function definition's exact text and position, and a
-digest of everything outside function bodies (macros, typedefs, globals, prototypes), which a
-function's meaning can depend on even when its own text did not change.
+digest of everything outside function bodies (macros, typedefs, globals, prototypes and the headers of
+the other definitions), which a function's meaning can depend on even when its own text did not
+change.
 
 Lowering is per function (`ParsedFile.lower`), so unchanged functions are never lowered again.
 This reaches one level below `core_compiler.frontend.run_frontend`, whose whole-file parse and
@@ -14,6 +15,7 @@ lowering are too slow to run on every keystroke; the flags are the core's (`clan
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -39,6 +41,7 @@ class FunctionSource:
     line: int  # 1-based, of the first character of the definition
     col: int
     end_line: int
+    end_col: int
     cursor: ci.Cursor = field(repr=False)
 
 
@@ -50,6 +53,7 @@ class ParsedFile:
     errors: tuple[Remark, ...]  # syntax errors of the whole file
     context: str  # digest of the text outside function definitions
     _lowerer: Lowerer | None = field(repr=False)  # None when the file could not be parsed at all
+    cacheable: bool = True
 
     def lower(self, fn: FunctionSource) -> ir.Function:
         assert self._lowerer is not None, "a file that failed to parse has no functions"
@@ -112,15 +116,30 @@ def _read(path: str, text: str, tu: ci.TranslationUnit) -> ParsedFile:
             continue
         start, end = cur.extent.start, cur.extent.end
         body = data[start.offset : end.offset].decode("utf-8", errors="replace")
-        functions.append(FunctionSource(cur.spelling, body, start.line, start.column, end.line, cur))
-        spans.append((start.offset, end.offset))
+        functions.append(
+            FunctionSource(cur.spelling, body, start.line, start.column, end.line, end.column, cur)
+        )
+        spans.append((_body_start(cur, start.offset), end.offset))
     errors = tuple(diagnostics_as_remarks(tu, path))
-    return ParsedFile(path, text, tuple(functions), errors, _context_digest(data, spans), lowerer)
+    # After clang's error limit, what a function lowers to depends on where clang stopped: such a
+    # parse is not cacheable (it is rare, and its functions mostly have errors anyway).
+    cacheable = not _hit_error_limit(tu)
+    return ParsedFile(path, text, tuple(functions), errors, _context_digest(data, spans), lowerer, cacheable)
+
+
+def _body_start(cur: ci.Cursor, fallback: int) -> int:
+    for child in cur.get_children():
+        if child.kind == _K.COMPOUND_STMT:
+            return int(child.extent.start.offset)
+    return fallback
 
 
 def _context_digest(data: bytes, spans: list[tuple[int, int]]) -> str:
-    """A digest of the text outside function definitions that ignores blank lines and indentation,
-    so that moving a function (or typing inside one) leaves every other function's key intact."""
+    """A digest of the text outside function *bodies* that ignores comments, blank lines and
+    indentation, so that moving a function (or typing inside one, or in a comment between two)
+    leaves every other function's key intact.
+
+    Function headers are part of it: a call's lowering depends on the callee's declaration."""
     digest = hashlib.blake2b(digest_size=16)
     pos = 0
     for start, end in sorted(spans):
@@ -131,5 +150,12 @@ def _context_digest(data: bytes, spans: list[tuple[int, int]]) -> str:
     return digest.hexdigest()
 
 
+# String and character literals (kept: a "/*" inside one is not a comment) and comments.
+_LITERAL_OR_COMMENT = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
+
+
 def _normalized(chunk: bytes) -> bytes:
+    """Comments become a space (as in C's translation phase 3); blank lines and indentation go:
+    editing a comment between functions leaves every function's key intact."""
+    chunk = _LITERAL_OR_COMMENT.sub(lambda m: b" " if m[0][:1] == b"/" else m[0], chunk)
     return b"\n".join(line.strip() for line in chunk.splitlines() if line.strip())

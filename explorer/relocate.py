@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from core_compiler.source import SourceRange
 
@@ -36,14 +35,19 @@ def relocate(value: T, path: str, first_line: int, last_line: int, delta: int) -
         return value
     mover = _Mover(path, first_line, last_line, delta)
     try:
-        return mover.move(value)  # type: ignore[no-any-return]
+        return cast(T, mover.move(value))
     except _Unmovable:
         return None
 
 
-@functools.cache
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 class _Mover:
@@ -69,7 +73,9 @@ class _Mover:
         if isinstance(value, tuple):
             items = tuple(self.move(v) for v in value)
             same = all(a is b for a, b in zip(items, value, strict=True))
-            return value if same else (type(value)(*items) if hasattr(value, "_fields") else items)
+            if same:
+                return value
+            return cast(Any, value)._make(items) if hasattr(value, "_fields") else items
         if isinstance(value, list):
             return [self.move(v) for v in value]
         if isinstance(value, Mapping):
@@ -85,7 +91,7 @@ class _Mover:
             raise _Unmovable(r)
         return SourceRange(r.file, r.line + self.delta, r.col, r.end_line + self.delta, r.end_col)
 
-    def dataclass(self, value: object) -> object:
+    def dataclass(self, value: Any) -> object:
         changed = {}
         for name in _field_names(type(value)):
             old = getattr(value, name)

@@ -12,7 +12,8 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from core_compiler.analysis import AnalysisOptions
 
@@ -25,7 +26,7 @@ class Settings:
     defines: tuple[str, ...] = ()
     target: str = "cuda"
     tile_sizes: tuple[int, ...] = ()  # empty: the scheduler's default
-    analysis: AnalysisOptions = AnalysisOptions()
+    analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
 
     @staticmethod
     def from_json(data: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
@@ -36,9 +37,11 @@ class Settings:
             return out, problems
         if not isinstance(data, Mapping):
             return out, [f"settings: expected an object, got {data!r}"]
-        if isinstance(data.get("hexplore"), Mapping):  # {"hexplore": {...}} as VS Code nests it
-            data = data["hexplore"]
-        for key, value in data.items():
+        values: Mapping[str, object] = data
+        nested = values.get("hexplore")
+        if isinstance(nested, Mapping):  # {"hexplore": {...}}, as VS Code nests it
+            values = nested
+        for key, value in values.items():
             parsed = _parse(key, value)
             if isinstance(parsed, str):
                 problems.append(parsed)
@@ -47,7 +50,7 @@ class Settings:
         return out, problems
 
 
-def _parse(key: str, value: object) -> dict[str, object] | str | None:
+def _parse(key: str, value: Any) -> dict[str, Any] | str | None:
     if key in ("includePaths", "defines"):
         if not (isinstance(value, list) and all(isinstance(v, str) and v for v in value)):
             return f"{key}: expected a list of non-empty strings, got {value!r}"

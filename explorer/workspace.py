@@ -290,7 +290,7 @@ class Workspace:
             parsed.path, src.text, src.col, parsed.context, options, settings,
             _relative_errors(parsed, src),
         )  # fmt: skip
-        entry = self.cache.get(key)
+        entry = self.cache.get(key) if parsed.cacheable else None
         if entry is not None and entry.line == src.line:
             counters.reused += 1
             return FunctionResult(entry.analysis, "cached", entry.trace_line == src.line, key)
@@ -303,6 +303,8 @@ class Workspace:
                 return FunctionResult(moved, "relocated", entry.trace_line == src.line, key)
         counters.analysed += 1
         analysis = _analyze_function(parsed.lower(src), settings, parsed.errors)
+        if not parsed.cacheable:
+            return FunctionResult(analysis, "analysed", True, None)
         self.cache.put(key, CachedFunction(analysis, src.line, src.end_line, src.line))
         return FunctionResult(analysis, "analysed", True, key)
 
@@ -383,8 +385,12 @@ def _analyze_function(
 
 
 def _relative_errors(parsed: ParsedFile, src: FunctionSource) -> tuple[RelativeError, ...]:
+    """The syntax errors `analyze_function` counts against this function, relative to its first
+    line. The test is the core's own (`contains`), so that cached results equal fresh ones even
+    for the odd diagnostic whose range ends at 0:0."""
+    fn_range = SourceRange(parsed.path, src.line, src.col, src.end_line, src.end_col)
     return tuple(
         (e.range.line - src.line, e.range.col, e.range.end_line - src.line, e.range.end_col, e.message)
         for e in parsed.errors
-        if e.range.file == parsed.path and src.line <= e.range.line <= src.end_line
+        if fn_range.contains(e.range)
     )

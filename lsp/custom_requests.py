@@ -13,6 +13,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from core_compiler.passes import PassRecord
 from core_compiler.remarks import RemarkKind
+from explorer.running import RunReport
 from explorer.schedule_tree import ScheduleNode
 from explorer.workspace import DocumentAnalysis
 from lsp.positions import LineIndex
@@ -44,6 +45,39 @@ def field(params: Any, name: str, method: str, kind: type = str) -> Any:
             f", got {value!r}"
         )
     return value
+
+
+def sizes(params: dict[str, Any], method: str) -> dict[str, int]:
+    """The optional ``sizes`` object: integer parameter name -> positive value."""
+    value = params.get("sizes") or {}
+    ok = isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v > 0
+        for k, v in value.items()
+    )
+    if not ok:
+        raise JsonRpcInvalidParams(f"{method}: expected `sizes` to map parameter names to positive integers, got {value!r}")
+    return dict(value)
+
+
+def timeout(params: dict[str, Any], method: str, default: float) -> float:
+    value = params.get("timeoutSeconds", default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise JsonRpcInvalidParams(f"{method}: expected `timeoutSeconds` to be a positive number, got {value!r}")
+    return float(value)
+
+
+def run_result(report: RunReport) -> dict[str, Any]:
+    return {
+        "status": report.status,
+        "message": report.message,
+        "sizes": dict(report.sizes),
+        "kernels": report.kernels,
+        "arrays": [
+            {"name": a.name, "ok": a.ok, "message": a.message, "maxAbsError": a.max_abs_error}
+            for a in report.arrays
+        ],
+        "elapsed_ms": round(report.elapsed_s * 1000, 1),
+    }
 
 
 def artifact_language(pass_name: str) -> str:

@@ -43,7 +43,10 @@ class LineIndex:
         return types.Position(line - 1, _units(prefix, self.encoding))
 
     def range(self, r: SourceRange) -> types.Range:
-        return types.Range(self.position(r.line, r.col), self.position(r.end_line, r.end_col))
+        start, end = self.position(r.line, r.col), self.position(r.end_line, r.end_col)
+        if (end.line, end.character) < (start.line, start.character):  # e.g. an end of 0:0
+            end = self.position(r.line, r.col + 1)
+        return types.Range(start, end)
 
     def core_position(self, pos: types.Position) -> tuple[int, int]:
         """The core's (line, byte column) of an LSP position."""

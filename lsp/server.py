@@ -18,6 +18,7 @@ import contextlib
 import inspect
 import logging
 import os
+import threading
 import urllib.parse
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -25,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
@@ -35,7 +36,9 @@ from pygls.protocol import (
 )
 
 from core_compiler.errors import UsageError
+from explorer import running
 from explorer.errors import Cancelled, UnknownDocument
+from explorer.jobs import JobRunner
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import Settings
 from explorer.workspace import DocumentAnalysis, Workspace
@@ -45,11 +48,6 @@ from lsp.positions import LineIndex
 __version__ = "0.1.0"
 log = logging.getLogger("hexplore-lsp")
 T = TypeVar("T")
-
-RUN_UNAVAILABLE = (
-    "running is not available yet: hexplore's runtime (CPU JIT, CUDA and OpenCL execution) has "
-    "not landed in core_compiler; the analysis, passes and schedule tree work"
-)
 
 
 class HexploreServer(LanguageServer):
@@ -64,6 +62,7 @@ class HexploreServer(LanguageServer):
         self.explorer = workspace or Workspace()
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-analysis")
         self.tasks: dict[str, asyncio.Future[DocumentAnalysis | None]] = {}
+        self.jobs = JobRunner(max_workers=2)
         self._register()
 
     # ------------------------------------------------------------------------- plumbing
@@ -74,6 +73,7 @@ class HexploreServer(LanguageServer):
 
         f(types.INITIALIZE)(self.on_initialize)
         f(types.SHUTDOWN)(self.on_shutdown)
+        f(types.EXIT)(self.on_exit)
         f(types.TEXT_DOCUMENT_DID_OPEN)(self.on_open)
         f(types.TEXT_DOCUMENT_DID_CHANGE)(self.on_change)
         f(types.TEXT_DOCUMENT_DID_CLOSE)(self.on_close)
@@ -94,11 +94,15 @@ class HexploreServer(LanguageServer):
         enc = self.workspace.position_encoding or "utf-16"
         return LineIndex(text, getattr(enc, "value", enc))
 
-    def _supports(self, path: str) -> bool:
+    def _capability(self, path: str) -> Any:
+        """A client capability by its dotted path (None where the client did not say)."""
         caps: Any = self.client_capabilities
         for part in path.split("."):
             caps = getattr(caps, part, None)
-        return bool(caps)
+        return caps
+
+    def _supports(self, path: str) -> bool:
+        return bool(self._capability(path))
 
     def _schedule(self, uri: str, version: int, title: str | None = None) -> None:
         self.tasks[uri] = asyncio.ensure_future(self._analyze(uri, version, title))
@@ -139,7 +143,8 @@ class HexploreServer(LanguageServer):
             if task is None or task.done():
                 self._schedule(uri, doc.version)
                 task = self.tasks[uri]
-            await asyncio.shield(task)
+            if await asyncio.shield(task) is None and self._document(uri).version == doc.version:
+                raise JsonRpcInternalError(f"hexplore could not analyse {uri}; see the server log")
         raise JsonRpcException(message=f"{uri} keeps changing; try again")
 
     def _document(self, uri: str) -> Any:
@@ -182,15 +187,21 @@ class HexploreServer(LanguageServer):
     # ------------------------------------------------------------------------- lifecycle
 
     def on_initialize(self, params: types.InitializeParams) -> None:
-        root = params.root_uri or (params.workspace_folders or [None])[0]
-        if isinstance(root, types.WorkspaceFolder):
-            root = root.uri
-        if isinstance(root, str) and root.startswith("file:"):
+        root = params.root_uri
+        if root is None and params.workspace_folders:
+            root = params.workspace_folders[0].uri
+        if root is not None and root.startswith("file:"):
             self.explorer.root = urllib.parse.unquote(urllib.parse.urlparse(root).path)
         self._apply_settings(params.initialization_options)
 
     def on_shutdown(self, params: None) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.jobs.shutdown()
+
+    def on_exit(self, params: None) -> None:
+        # pygls then raises SystemExit, which ends a stdio server but, over TCP, only the
+        # connection's task: stop the TCP server too, so that the process exits either way.
+        self.shutdown()
 
     # ------------------------------------------------------------------------- text sync
 
@@ -234,10 +245,8 @@ class HexploreServer(LanguageServer):
 
     async def on_hover(self, params: types.HoverParams) -> types.Hover | None:
         analysis = await self.snapshot(params.text_document.uri)
-        markdown = types.MarkupKind.Markdown in (
-            getattr(getattr(getattr(self.client_capabilities, "text_document", None), "hover", None), "content_format", None)
-            or [types.MarkupKind.Markdown]
-        )
+        formats = self._capability("text_document.hover.content_format")
+        markdown = not formats or types.MarkupKind.Markdown in formats
         index = self._index(analysis.document.text)
         return await self._in_worker(lambda: hover.hover(analysis, index, params.position, markdown))
 
@@ -283,10 +292,22 @@ class HexploreServer(LanguageServer):
         return await self._in_worker(lambda: custom_requests.schedule_tree_json(schedule_tree(fr), index))
 
     async def on_run(self, params: Any) -> dict[str, Any]:
-        _, name = await self._function_request(params, custom_requests.RUN)
-        token = params.get("workDoneToken") if isinstance(params, dict) else None
-        async with self._progress(f"hexplore: running {name}", token):
-            return {"status": "unavailable", "message": RUN_UNAVAILABLE}
+        analysis, name = await self._function_request(params, custom_requests.RUN)
+        sizes = custom_requests.sizes(params, custom_requests.RUN)
+        timeout_s = custom_requests.timeout(params, custom_requests.RUN, running.DEFAULT_TIMEOUT_S)
+        fr = analysis.function(name)
+        assert fr is not None
+        stop = threading.Event()
+        doc, fn = analysis.document, fr.analysis.function
+        async with self._progress(f"hexplore: running {name}", params.get("workDoneToken")):
+            try:  # a thread waits on the worker process, off the analysis thread
+                report = await asyncio.to_thread(
+                    running.run_function, self.jobs, doc, fn, sizes, timeout_s, stop.is_set
+                )
+            except asyncio.CancelledError:
+                stop.set()  # $/cancelRequest: stop the worker process too
+                raise
+        return custom_requests.run_result(report)
 
     async def _usage(self, fn: Callable[[], T]) -> T:
         """Run `fn` on the worker; a `UsageError` (unknown function or pass) is InvalidParams."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-import job_helpers
 import pytest
 
 from explorer.jobs import JobRunner
+from tests.explorer import job_helpers
 
 
 @pytest.fixture(scope="module")

@@ -76,6 +76,15 @@ def test_a_relocated_function_gets_a_fresh_trace_on_request(ws: Workspace) -> No
     assert [p.text for p in ws.trace(URI, "dot")] == [p.text for p in core]
 
 
+def test_editing_a_comment_between_functions_reuses_them_all(ws: Workspace) -> None:
+    ws.analyze(URI)
+    ws.edit(URI, [TextChange(" /* a note about dot */", (11, 0), (11, 0))])
+    result = ws.analyze(URI)
+    assert set(origins(result).values()) == {"cached"}
+    ws.edit(URI, [TextChange("// why this is sequential\n", (19, 0), (19, 0))])
+    assert origins(ws.analyze(URI)) == {"matmul": "cached", "dot": "cached", "prefix_sum": "relocated"}
+
+
 def test_a_macro_change_outside_functions_invalidates_them(ws: Workspace) -> None:
     text = "#define STEP 1\n" + MATMUL.replace("a[i - 1]", "a[i - STEP]")
     ws.update(URI, text)

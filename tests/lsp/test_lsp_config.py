@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import CONFIG, FIXTURES, capabilities
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from tests.lsp.lsp_helpers import CONFIG, FIXTURES, capabilities
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

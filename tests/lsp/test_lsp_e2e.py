@@ -9,7 +9,11 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsp_helpers import (
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pytest_lsp import LanguageClient
+
+from tests.lsp.lsp_helpers import (
     CONFIG,
     FIXTURES,
     change,
@@ -19,9 +23,6 @@ from lsp_helpers import (
     start,
     summary,
 )
-from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
-from pytest_lsp import LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -129,7 +130,7 @@ async def test_diagnostic_fields(client: LanguageClient) -> None:
 async def test_every_remark_name_is_documented(client: LanguageClient) -> None:
     doc = (FIXTURES.parent.parent.parent / "lsp" / "REMARKS.md").read_text()
     for uri in (fixture_uri(n) for n in ("matmul.c", "indirect.c", "broken.c")):
-        for d in client.diagnostics[uri]:
+        for d in await published(client, uri, 1):
             assert f'<a id="{d.code}"></a>' in doc
 
 
@@ -290,17 +291,21 @@ async def test_schedule_tree_request(client: LanguageClient) -> None:
     assert band["range"]["start"]["line"] == 4
 
 
-async def test_run_request_says_running_is_not_available(client: LanguageClient) -> None:
-    result = await _request(client, "hexplore/run", {"uri": fixture_uri("matmul.c"), "function": "dot"})
-    assert result["status"] == "unavailable"
-    assert "not available" in result["message"]
+async def test_run_request_checks_generated_code_against_the_original(client: LanguageClient) -> None:
+    uri = fixture_uri("matmul.c")
+    result = await _request(client, "hexplore/run", {"uri": uri, "function": "matmul", "sizes": {"n": 12}})
+    assert (result["status"], result["sizes"], result["kernels"]) == ("ok", {"n": 12}, 1)
+    assert [(a["name"], a["ok"]) for a in result["arrays"]] == [("C", True), ("A", True), ("B", True)]
+    other = await _request(client, "hexplore/run", {"uri": uri, "function": "dot"})
+    assert other["status"] == "not-checkable" and other["sizes"] == {"n": 32}
+    assert other["message"] == "`dot` has a statement outside its SCoP at line 18"
     titles = [
         r.title
         for reports in client.progress_reports.values()
         for r in reports
         if isinstance(r, types.WorkDoneProgressBegin)
     ]
-    assert "hexplore: running dot" in titles
+    assert "hexplore: running matmul" in titles
     assert "hexplore: analysing matmul.c" in titles
 
 
@@ -316,6 +321,7 @@ async def test_run_request_says_running_is_not_available(client: LanguageClient)
         ("hexplore/artifact", {"uri": fixture_uri("matmul.c"), "function": "dot", "pass": "x"}, "has no pass `x`"),
         ("hexplore/scheduleTree", [1, 2], "expected an object of parameters"),
         ("hexplore/run", {"uri": 3, "function": "dot"}, "expected `uri` to be a non-empty string, got 3"),
+        ("hexplore/run", {"uri": fixture_uri("matmul.c"), "function": "dot", "sizes": {"n": -1}}, "expected `sizes` to map"),
         ("textDocument/hover", {"textDocument": {"uri": fixture_uri("matmul.c")}}, "malformed params"),
         ("textDocument/hover", {"textDocument": {"uri": "file:///nowhere/x.c"}, "position": {"line": 0, "character": 0}}, "no open document"),
         ("textDocument/inlayHint", {"textDocument": {"uri": "file:///nowhere/x.c"}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}, "no open document"),

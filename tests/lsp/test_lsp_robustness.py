@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
-from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import CONFIG, FIXTURES, published, start, summary
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -19,9 +16,8 @@ from core_compiler.analysis import analyze_file
 from explorer.workspace import path_for_uri
 from lsp.diagnostics import to_diagnostic
 from lsp.positions import LineIndex
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "explorer"))
-from random_edits import random_edit  # noqa: E402
+from tests.explorer.random_edits import random_edit
+from tests.lsp.lsp_helpers import CONFIG, FIXTURES, published, start, summary
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 URI = "file:///tmp/hexplore-random/lsp-edits.c"

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_helpers import FIXTURES
+
+from tests.lsp.lsp_helpers import FIXTURES
 
 NVIM = shutil.which("nvim")
 SCRIPT = Path(__file__).parent / "nvim" / "diagnostics.lua"

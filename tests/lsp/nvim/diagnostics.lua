@@ -1,5 +1,6 @@
--- Attach hexplore-lsp to the current buffer (Neovim 0.7 API: start_client + buf_attach_client),
--- wait for its diagnostics, write them as JSON to $HEXPLORE_OUT and quit.
+-- Attach hexplore-lsp to the current buffer (vim.lsp.start; on Neovim 0.7, which lacks it,
+-- start_client + buf_attach_client), wait for its diagnostics, write them as JSON to
+-- $HEXPLORE_OUT and quit.
 local out = vim.env.HEXPLORE_OUT
 local cmd = vim.fn.json_decode(vim.env.HEXPLORE_LSP_CMD)
 
@@ -10,17 +11,25 @@ local function finish(result)
   vim.cmd("qall!")
 end
 
-local client_id = vim.lsp.start_client({
+local config = {
   name = "hexplore",
   cmd = cmd,
   root_dir = vim.fn.expand("%:p:h"),
   init_options = { hexplore = { target = "cuda" } },
-})
+}
+local client_id
+if vim.lsp.start then -- 0.8 and later: start and attach to the current buffer
+  client_id = vim.lsp.start(config)
+else -- 0.7
+  client_id = vim.lsp.start_client(config)
+  if client_id then
+    vim.lsp.buf_attach_client(0, client_id)
+  end
+end
 if not client_id then
   finish({ error = "could not start hexplore-lsp" })
   return
 end
-vim.lsp.buf_attach_client(0, client_id)
 
 local ok = vim.wait(30000, function()
   return #vim.diagnostic.get(0) > 0

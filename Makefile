@@ -7,6 +7,9 @@ STAMP := $(VENV)/.installed
 .PHONY: run test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
+	@command -v nvim >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq && apt-get install -y -qq neovim) >/dev/null 2>&1) || \
+	  echo "note: neovim could not be installed; the Neovim LSP test will skip"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'

@@ -18,6 +18,7 @@ from typing import Any
 from core_compiler.analysis import AnalysisOptions
 
 TARGETS = ("cuda", "opencl", "c")
+SETTING_KEYS = ("includePaths", "defines", "target", "tileSizes", "maxIslOperations")
 
 
 @dataclass(frozen=True)

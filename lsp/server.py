@@ -40,8 +40,8 @@ from explorer import running
 from explorer.errors import Cancelled, UnknownDocument
 from explorer.jobs import JobRunner
 from explorer.schedule_tree import schedule_tree
-from explorer.settings import Settings
-from explorer.workspace import DocumentAnalysis, Workspace
+from explorer.settings import SETTING_KEYS, Settings
+from explorer.workspace import Document, DocumentAnalysis, Workspace
 from lsp import code_lens, custom_requests, diagnostics, hover, inlay_hints
 from lsp.positions import LineIndex
 
@@ -108,7 +108,7 @@ class HexploreServer(LanguageServer):
         self.tasks[uri] = asyncio.ensure_future(self._analyze(uri, version, title))
 
     async def _analyze(self, uri: str, version: int, title: str | None) -> DocumentAnalysis | None:
-        job = self._in_worker(lambda: self.explorer.analyze(uri, version))
+        job = asyncio.ensure_future(self._in_worker(lambda: self.explorer.analyze(uri, version)))
         try:
             if title is None:
                 result = await job
@@ -147,7 +147,7 @@ class HexploreServer(LanguageServer):
                 raise JsonRpcInternalError(f"hexplore could not analyse {uri}; see the server log")
         raise JsonRpcException(message=f"{uri} keeps changing; try again")
 
-    def _document(self, uri: str) -> Any:
+    def _document(self, uri: str) -> Document:
         try:
             return self.explorer.document(uri)
         except UnknownDocument as e:
@@ -229,7 +229,7 @@ class HexploreServer(LanguageServer):
     async def on_configuration(self, params: types.DidChangeConfigurationParams) -> None:
         data = params.settings
         ours = isinstance(data, dict) and (
-            "hexplore" in data or set(data) & {"includePaths", "defines", "target", "tileSizes"}
+            "hexplore" in data or bool(set(data) & set(SETTING_KEYS))
         )
         if not ours and self._supports("workspace.configuration"):
             item = types.ConfigurationItem(section="hexplore")

@@ -97,7 +97,8 @@ def diagnostics_as_remarks(tu: ci.TranslationUnit, path: str) -> list[Remark]:
         file = loc.file.name if loc.file else path
         rng = SourceRange(file, loc.line, loc.column, loc.line, loc.column + 1)
         for r in diag.ranges:
-            if r.start.line == loc.line and r.start.file and r.start.file.name == file:
+            same_file = r.start.file and r.start.file.name == file
+            if same_file and r.start.line == loc.line and r.end.line >= r.start.line > 0:
                 rng = source_range(r, path)
                 break
         out.append(missed("frontend", "SyntaxError", diag.spelling, rng))

@@ -147,7 +147,7 @@ def test_concurrent_edits_and_analyses_end_on_the_last_version(ws: Workspace) ->
             try:
                 ws.analyze(URI)
             except Cancelled:
-                pass
+                continue  # superseded by a newer version: expected while edits race
             except BaseException as e:  # pragma: no cover - the assertion below reports it
                 errors.append(e)
 

@@ -34,7 +34,7 @@ def _suite() -> dict[str, dict]:
 def _entry(function: str) -> dict:
     entry = _suite().get(function)
     if entry is None or not (KERNELS / entry["file"]).exists():
-        pytest.skip(f"{function} is not in the kernel suite")
+        pytest.skip(reason=f"{function} is not in the kernel suite")
     return entry
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from core_compiler.codegen.ast_print import call_parts
 from core_compiler.scop.model import Scop
 
 DEFAULT_BLOCKS = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}  # CUDA order: x (innermost), y, z
@@ -127,7 +126,7 @@ class _Mapper:
         mapping = _mapping_set(ctx, self.scop, host, n_dims, tile, block, n_block)
         kernel_sched = sched.intersect_range(mapping) if n_thread else sched
         params = self.scop.context.params()
-        ast = _ast(ctx, kernel_sched, mapping.params() if n_thread else params, n_dims)
+        ast = isl.AstBuild.from_context(mapping.params() if n_thread else params).node_from_schedule_map(kernel_sched)
         gmin, gmax = _grid(ctx, sched, tile[:n_block], n_block, host)
         members = tuple(str(node.band_get_partial_schedule().get_at(k)) for k in range(n_thread))
         stmts = tuple(sorted(_names(domain)))
@@ -235,13 +234,6 @@ def _mapping_set(
     return isl.UnionSet.from_set(isl.Set.read_from_str(ctx, text))
 
 
-def _ast(ctx: isl.Context, sched: isl.UnionMap, params: isl.Set, n_dims: int) -> isl.AstNode:
-    build = isl.AstBuild.from_context(params)
-    if sched.is_empty():
-        return build.node_from_schedule_map(sched)
-    return build.node_from_schedule_map(sched)
-
-
 def _grid(
     ctx: isl.Context, sched: isl.UnionMap, tile: tuple[int, ...], n_block: int, host: tuple[str, ...]
 ) -> tuple[tuple[isl.AstExpr, ...], tuple[isl.AstExpr, ...]]:
@@ -267,7 +259,3 @@ def _divisor_at_most(tile: int, block: int) -> int:
         if tile % b == 0:
             return b
     return 1
-
-
-def user_call(expr: isl.AstExpr) -> tuple[str, list[isl.AstExpr]]:
-    return call_parts(expr)

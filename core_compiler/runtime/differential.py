@@ -21,7 +21,7 @@ from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.gpu_opencl import run_program_opencl
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import run_reference
-from core_compiler.runtime.signature import ArraySlot, Layout, layout_for_source
+from core_compiler.runtime.signature import layout_for_source
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 
 
@@ -133,7 +133,3 @@ def _value(e: ir.Expr, env: Mapping[str, float | int]) -> float:
             return a / b
         return float(ops[e.op])
     raise ValueError(f"cannot evaluate `{e}`")
-
-
-def layout_arrays(layout: Layout) -> list[ArraySlot]:
-    return list(layout.arrays)

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from core_compiler.frontend import ir
 from core_compiler.scop.affine import (
     Affine,
+    Constraint,
     Dnf,
     NotAffine,
+    affine,
     condition,
     delinearize,
     is_atom,
@@ -344,7 +346,6 @@ class _Walker:
         return AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
 
     def index(self, idx: ir.Expr, e: ir.Subscript, allowed: object, n_idx: int, n_dims: int) -> list[Affine] | None:
-        from core_compiler.scop.affine import affine
 
         aff = affine(idx, allowed)  # type: ignore[arg-type]
         if not isinstance(aff, NotAffine) and not any(is_atom(n) for n in aff.names):
@@ -450,7 +451,6 @@ class _Walker:
                 if d is None:
                     out.append(None)
                     continue
-                from core_compiler.scop.affine import affine
 
                 aff = affine(d, ok)  # type: ignore[arg-type]
                 out.append(aff if isinstance(aff, Affine) else None)
@@ -466,7 +466,6 @@ class _Walker:
     # --------------------------------------------------------------------------- problems
 
     def affine_or_problem(self, e: ir.Expr, allowed: object, reason: str, what: str) -> Affine | NotAffine:
-        from core_compiler.scop.affine import affine
 
         aff = affine(e, allowed)  # type: ignore[arg-type]
         if isinstance(aff, NotAffine):
@@ -518,7 +517,6 @@ _NONE = SourceRange("<none>", 0, 0, 0, 0)
 
 def _lower_bound(var: str, init: Affine, step: int) -> Dnf:
     """``var >= init`` (``<=`` for negative steps), with the stride when |step| > 1."""
-    from core_compiler.scop.affine import Constraint
 
     v = Affine.of({var: 1})
     bound = Constraint(v - init, ">=") if step > 0 else Constraint(init - v, ">=")

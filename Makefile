@@ -34,3 +34,32 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache
+
+# ---- VS Code extension (vscode-extension/, TypeScript) -------------------------------------------
+# `make test` runs its tests after pytest when node (>= 20) and npm are installed, and says that
+# it skips them otherwise. `make vsix` packages it as vscode-extension/hexplore.vsix.
+VSCODE_DIR := vscode-extension
+VSCODE_NPM := NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false npm
+
+.PHONY: vscode-test vscode-test-if-available vsix vscode-clean
+
+test: vscode-test-if-available
+
+vscode-test-if-available:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && \
+	  node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then \
+	  $(MAKE) --no-print-directory vscode-test; \
+	else \
+	  echo "skipping VS Code extension tests: node/npm not found (node >= 20 and npm are needed)"; \
+	fi
+
+vscode-test: $(STAMP)
+	cd $(VSCODE_DIR) && $(VSCODE_NPM) ci --no-progress && $(VSCODE_NPM) run --silent compile && \
+	  HEXPLORE_LSP="$(abspath $(BIN)/hexplore-lsp)" $(VSCODE_NPM) test --silent
+
+vsix:
+	cd $(VSCODE_DIR) && $(VSCODE_NPM) ci --no-progress && $(VSCODE_NPM) run package
+	@echo "built $(VSCODE_DIR)/hexplore.vsix: code --install-extension $(VSCODE_DIR)/hexplore.vsix"
+
+vscode-clean:
+	rm -rf $(VSCODE_DIR)/node_modules $(VSCODE_DIR)/out $(VSCODE_DIR)/*.vsix

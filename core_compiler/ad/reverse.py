@@ -1,0 +1,348 @@
+"""Reverse (adjoint) mode as a SCoP-to-SCoP transform.
+
+The derivative function runs the primal once (the *forward sweep*), then the *reverse sweep*:
+every statement's adjoint, in the reverse order of statement instances — statement lists
+reversed, every loop run backwards (``for (i = n - 1; i >= 0; i--)``), conditions unchanged
+(they are affine in loop counters and sizes, which the primal never changes). Both sweeps are
+static control with affine subscripts, so the derivative is itself a SCoP.
+
+The adjoint of ``T = e(r1, r2, ...)`` is ``d_r += d_T * de/dr`` for every active read, then
+``d_T = 0`` (the old value of T did not reach the output). Compound statements keep ``d_T``
+(``T += e``: dT/dT_old is 1) or scale it (``T *= beta``: ``d_T *= beta``). Where a read may touch
+the target element of the same instance, the adjoint goes through a temporary ``adj_S``.
+
+Values the partials need are read from the primal arrays in the reverse sweep when nothing writes
+them at or after the instance that read them (isl decides, from the access relations and the
+original schedule). Otherwise they are kept: recomputed, when the value is a local scalar defined
+once, in the same loop body, from values still available; else stored in the forward sweep in a
+*tape*, an array expanded over the statement's loops (``tape_S1_C[i][j] = C[i][j]``).
+
+Shadows accumulate (``+=``): the caller zeroes the shadows of pure inputs and seeds the shadows of
+outputs, as Enzyme's ``enzyme_dup`` does; on return the shadow of an output holds the derivative
+with respect to that array's value on entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core_compiler.ad import accesses
+from core_compiler.ad.cprint import NO_RANGE, ZERO, add, is_const, mul, substitute, value_leaves
+from core_compiler.ad.emit import (
+    Context,
+    Leaf,
+    NotDifferentiable,
+    block_lines,
+    name_of,
+    param_text,
+    shadow_param_text,
+    shadow_params,
+)
+from core_compiler.ad.rules import partials
+from core_compiler.frontend import ir
+from core_compiler.remarks import analysis
+from core_compiler.scop.model import Statement
+from core_compiler.scop.region import LoopInfo
+from core_compiler.source import SourceRange
+
+
+@dataclass(frozen=True)
+class Tape:
+    name: str
+    statement: str
+    value: str  # the C text of the value kept
+    elem_type: str
+    iterators: tuple[str, ...]
+    extents: tuple[accesses.Extent, ...]
+    range: SourceRange
+
+    def access(self) -> ir.Subscript:
+        idx: tuple[ir.Expr, ...] = tuple(
+            ir.Var(v, NO_RANGE) if e.lower == 0 else ir.Binary("-", ir.Var(v, NO_RANGE), ir.IntLit(e.lower, NO_RANGE), NO_RANGE)
+            for v, e in zip(self.iterators, self.extents, strict=True)
+        ) or (ir.IntLit(0, NO_RANGE),)
+        return ir.Subscript(self.name, idx, NO_RANGE, NO_RANGE)
+
+    @property
+    def sizes(self) -> tuple[str, ...]:
+        return tuple(e.size for e in self.extents) or ("1",)
+
+    def param(self) -> str:
+        return f"{self.elem_type} {self.name}" + "".join(f"[{s}]" for s in self.sizes)
+
+
+@dataclass
+class _Plan:
+    node: ir.Assign | ir.Decl
+    st: Statement | None
+    target: Leaf
+    op: str
+    short: bool  # `T += e` with e not reading T's array: d_T is left alone
+    increments: list[tuple[Leaf, ir.Expr]] = field(default_factory=list)
+    self_partial: ir.Expr | None = None
+    alias: bool = False
+    stores: list[Tape] = field(default_factory=list)
+
+
+@dataclass
+class Adjoint:
+    """The reverse-mode functions of one primal function, as C text."""
+
+    name: str  # the entry point, `f_grad`
+    core: str  # the SCoP: `f_grad_core` when tapes are needed, else `f_grad`
+    text: str
+    tapes: tuple[Tape, ...]
+
+
+class Reverse:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.tapes: dict[tuple[str, str], Tape] = {}
+        self.recomputed: set[str] = set()
+        self.plans: dict[int, _Plan] = {}
+        self._overwritten: dict[tuple[str, int], bool] = {}
+        self.parallel = {lp.loop.id for lp in ctx.deps.loops if lp.parallel}
+        self.defs = _single_definitions(ctx)
+        self.int_params = frozenset(
+            p.name for p in ctx.fn.params if isinstance(p.type, ir.Scalar) and p.type.is_integer
+        )
+        for node in _nodes(ctx.fn.body):
+            st = ctx.statements.get(id(node))
+            plan = self.plan(node, st) if st is not None else None
+            if plan is not None:
+                self.plans[id(node)] = plan
+
+    # ------------------------------------------------------------------------- planning
+
+    def plan(self, node: ir.Assign | ir.Decl, st: Statement) -> _Plan | None:
+        ctx = self.ctx
+        target, op, value = ctx.parts(node)
+        if not ctx.is_active(target):
+            return None
+        same = any(name_of(leaf) == name_of(target) for leaf in value_leaves(value))
+        short = op in ("+=", "-=") and not same
+        full = value if short or op == "=" else ir.Binary(op[0], target, value, node.range)
+        pairs, notes = partials(full, ctx.is_active)
+        for n in notes:
+            ctx.remarks.append(analysis(
+                "ad", "NonDifferentiable", f"{n.reason}: its derivative is taken as zero (on the "
+                "path from `--wrt` to the outputs)", n.range, ctx.fn.name))  # fmt: skip
+        plan = _Plan(node, st, target, op, short)
+        groups: dict[str, tuple[Leaf, ir.Expr]] = {}
+        for leaf, p in pairs:
+            key = ctx.c(leaf)
+            old = groups.get(key)
+            groups[key] = (leaf, p) if old is None else (old[0], add(old[1], p))
+        own = groups.pop(ctx.c(target), None)
+        if own is not None and not short:
+            plan.self_partial = self.available(own[1], st, plan)
+        write = st.writes[0] if st.writes else None
+        for leaf, p in groups.values():
+            plan.increments.append((leaf, self.available(p, st, plan)))
+            acc = ctx.read_access(st, leaf)
+            if name_of(leaf) == name_of(target) and (acc is None or write is None
+                                                     or accesses.may_alias_in_instance(acc, write)):  # fmt: skip
+                plan.alias = True
+        self.reduction_remark(plan)
+        return plan
+
+    def available(self, p: ir.Expr, st: Statement, plan: _Plan) -> ir.Expr:
+        """`p` with every value that the reverse sweep would not see recomputed or taped."""
+        by_id: dict[int, ir.Expr] = {}
+        for leaf in value_leaves(p):
+            if self.is_available(leaf, st):
+                continue
+            by_id[id(leaf)] = self.recompute(leaf, st) or self.tape(leaf, st, plan).access()
+        return substitute(p, by_id) if by_id else p
+
+    def is_available(self, leaf: Leaf, st: Statement) -> bool:
+        ctx = self.ctx
+        name = name_of(leaf)
+        if isinstance(leaf, ir.Var) and name in ctx.loop_locals:
+            return False  # its forward-sweep value is out of scope in the reverse sweep
+        acc = ctx.read_access(st, leaf)
+        if acc is None:
+            return name not in ctx.written
+        key = (st.name, id(acc))
+        if key not in self._overwritten:
+            self._overwritten[key] = accesses.overwritten_from(ctx.scop, st, acc)
+        return not self._overwritten[key]
+
+    def recompute(self, leaf: Leaf, st: Statement) -> ir.Expr | None:
+        ctx = self.ctx
+        if not isinstance(leaf, ir.Var):
+            return None
+        d = self.defs.get(leaf.name)
+        if d is None:
+            return None
+        def_st, expr = d
+        if [lp.id for lp in def_st.info.loops] != [lp.id for lp in st.info.loops]:
+            return None
+        if not all(self.is_available(x, def_st) for x in value_leaves(expr)):
+            return None
+        if leaf.name not in self.recomputed:
+            self.recomputed.add(leaf.name)
+            ctx.remarks.append(analysis(
+                "ad", "Recomputed", f"`{leaf.name}` is recomputed in the reverse sweep as "
+                f"`{ctx.c(expr)}` (cheaper than a tape: no memory, and its inputs are not "
+                "overwritten)", def_st.range, ctx.fn.name, variable=leaf.name))  # fmt: skip
+        return expr
+
+    def tape(self, leaf: Leaf, st: Statement, plan: _Plan) -> Tape:
+        ctx = self.ctx
+        key = (st.name, ctx.c(leaf))
+        if key in self.tapes:
+            return self.tapes[key]
+        ext = accesses.extents(st, self.int_params)
+        if isinstance(ext, str):
+            raise NotDifferentiable(
+                f"`{ctx.c(leaf)}` at line {leaf.range.line} must be kept for the reverse sweep, "
+                f"but the tape cannot be sized: {ext}"
+            )
+        base = f"tape_{st.name}_{name_of(leaf)}"
+        taken = {t.name for t in self.tapes.values()}
+        name = base
+        k = 1
+        while name in taken:
+            name = f"{base}_{k}"
+            k += 1
+        elem = next((a.elem_type for a in ctx.scop.arrays if a.name == name_of(leaf)), "double")
+        tape = Tape(name, st.name, ctx.c(leaf), elem, st.iterators, tuple(ext), leaf.range)
+        self.tapes[key] = tape
+        plan.stores.append(tape)
+        size = " * ".join(tape.sizes)
+        ctx.remarks.append(analysis(
+            "ad", "Taped", f"`{ctx.c(leaf)}` is overwritten before the reverse sweep needs it: "
+            f"the forward sweep keeps it in `{name}` ({size} {elem} values, one per iteration)",
+            leaf.range, ctx.fn.name, tape=name, statement=st.name, size=size))  # fmt: skip
+        return tape
+
+    def reduction_remark(self, plan: _Plan) -> None:
+        ctx, st = self.ctx, plan.st
+        if st is None or not plan.increments:
+            return
+        parallel = [lp for lp in st.info.loops if lp.id in self.parallel]
+        if not parallel:
+            return
+        racy: list[tuple[str, list[LoopInfo]]] = []
+        clean: list[tuple[str, list[LoopInfo]]] = []
+        for leaf, _ in plan.increments:
+            acc = ctx.read_access(st, leaf)
+            loops = parallel if acc is None else accesses.conflicts(st, acc, parallel)
+            shadow = ctx.c(ctx.shadow(leaf))
+            (racy if loops else clean).append((shadow, loops))
+        loop_names = ", ".join(f"`{lp.var}`" for lp in parallel)
+        parts = [f"`{s}` is a reduction over loop(s) " + ", ".join(f"`{lp.var}`" for lp in ls)
+                 + " (atomic or reduction on a GPU)" for s, ls in racy]  # fmt: skip
+        if clean:
+            parts.append(
+                ", ".join(f"`{s}`" for s, _ in clean)
+                + f": each element is updated by one iteration of the parallel loop(s) {loop_names}, "
+                "so a plain `+=` (no atomics)"
+            )
+        ctx.remarks.append(analysis(
+            "ad", "AdjointReduction" if racy else "AdjointNoAtomics",
+            "in the adjoint of this statement, " + "; ".join(parts), st.range, ctx.fn.name,
+            atomics=[s for s, _ in racy], plain=[s for s, _ in clean]))  # fmt: skip
+
+    # ------------------------------------------------------------------------- emission
+
+    def forward_lines(self, node: ir.Assign | ir.Decl) -> list[str]:
+        ctx = self.ctx
+        plan = self.plans.get(id(node))
+        stores = [f"{ctx.c(t.access())} = {t.value};" for t in plan.stores] if plan else []
+        return [*stores, ctx.primal_line(node)]
+
+    def adjoint_lines(self, node: ir.Assign | ir.Decl) -> list[str]:
+        plan = self.plans.get(id(node))
+        if plan is None:
+            return []
+        ctx = self.ctx
+        d_target: ir.Expr = ctx.shadow(plan.target)
+        out: list[str] = []
+        if plan.short:
+            sign = plan.op[0]
+            return [_increment(ctx, leaf, d_target, p, sign) for leaf, p in plan.increments]
+        if plan.alias:
+            assert plan.st is not None
+            tmp = f"adj_{plan.st.name}"
+            out.append(f"double {tmp} = {ctx.c(d_target)};")
+            d_target, old = ir.Var(tmp, NO_RANGE), d_target
+            if plan.self_partial is None:
+                out.append(f"{ctx.c(old)} = 0.0;")
+            elif not is_const(plan.self_partial, 1):
+                out.append(f"{ctx.c(old)} = {ctx.c(mul(d_target, plan.self_partial))};")
+            out += [_increment(ctx, leaf, d_target, p, "+") for leaf, p in plan.increments]
+            return out
+        out += [_increment(ctx, leaf, d_target, p, "+") for leaf, p in plan.increments]
+        if plan.self_partial is None:
+            out.append(f"{ctx.c(d_target)} = 0.0;")
+        elif not is_const(plan.self_partial, 1):
+            out.append(f"{ctx.c(d_target)} *= {ctx.c(plan.self_partial)};")
+        return out
+
+    def shadow_decls(self, stmts: tuple[ir.Stmt, ...]) -> list[str]:
+        active = self.ctx.activity.active
+        return [f"{s.type} d_{s.name} = 0.0;" for s in stmts if isinstance(s, ir.Decl) and s.name in active]
+
+    def functions(self, name: str) -> Adjoint:
+        ctx = self.ctx
+        forward = block_lines(ctx, ctx.fn.body, 1, self.forward_lines)
+        backward = block_lines(ctx, ctx.fn.body, 1, self.adjoint_lines, reverse=True, prelude=self.shadow_decls)
+        params = [param_text(ctx, p) for p in ctx.fn.params]
+        shadows = [shadow_param_text(ctx, p) for p in shadow_params(ctx)]
+        tapes = list(self.tapes.values())
+        core = f"{name}_core" if tapes else name
+        head = f"void {core}({', '.join([*params, *shadows, *(t.param() for t in tapes)])})"
+        body = ["  /* forward sweep: the primal" + (", keeping overwritten values */" if tapes else " */"),
+                *forward, "  /* reverse sweep: adjoints in reverse order */", *backward]  # fmt: skip
+        text = "\n".join([head, "{", *body, "}"]) + "\n"
+        if tapes:
+            text += "\n" + self.wrapper(name, core, params + shadows, tapes)
+        return Adjoint(name, core, text, tuple(tapes))
+
+    def wrapper(self, name: str, core: str, params: list[str], tapes: list[Tape]) -> str:
+        ctx = self.ctx
+        args = [p.name for p in ctx.fn.params] + [f"d_{p.name}" for p in shadow_params(ctx)]
+        lines = [f"void {name}({', '.join(params)})", "{"]
+        for t in tapes:
+            size = " * ".join(f"hx_tape_extent({s})" for s in t.sizes)
+            lines.append(f"  void *{t.name} = malloc(sizeof({t.elem_type}) * {size});")
+        lines.append(f"  {core}({', '.join(args + [t.name for t in tapes])});")
+        lines += [f"  free({t.name});" for t in tapes]
+        return "\n".join([*lines, "}"]) + "\n"
+
+
+TAPE_HELPER = (
+    "static size_t hx_tape_extent(long n)\n{\n  return n > 0 ? (size_t)n : 1;\n}\n"
+)
+
+
+def _increment(ctx: Context, leaf: Leaf, d_target: ir.Expr, p: ir.Expr, sign: str) -> str:
+    if isinstance(p, ir.Unary) and p.op == "-":
+        p, sign = p.operand, "-" if sign == "+" else "+"
+    term = mul(d_target, p) if not is_const(p, 0) else ZERO
+    return f"{ctx.c(ctx.shadow(leaf))} {sign}= {ctx.c(term)};"
+
+
+def _nodes(stmts: tuple[ir.Stmt, ...]):  # type: ignore[no-untyped-def]
+    for s in stmts:
+        if isinstance(s, ir.Assign | ir.Decl):
+            yield s
+        yield from _nodes(ir.sub_statements(s))
+
+
+def _single_definitions(ctx: Context) -> dict[str, tuple[Statement, ir.Expr]]:
+    """Local scalars declared inside a loop and assigned exactly once, by their declaration."""
+    count: dict[str, int] = {}
+    defs: dict[str, tuple[Statement, ir.Expr]] = {}
+    for node in _nodes(ctx.fn.body):
+        if isinstance(node, ir.Decl) and node.init is None:
+            continue
+        target, _, value = ctx.parts(node)
+        name = name_of(target)
+        count[name] = count.get(name, 0) + 1
+        st = ctx.statements.get(id(node))
+        if isinstance(node, ir.Decl) and st is not None and name in ctx.loop_locals:
+            defs[name] = (st, value)
+    return {n: d for n, d in defs.items() if count[n] == 1}

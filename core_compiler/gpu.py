@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from core_compiler.memory import GlobalAccess, KernelShape, MemoryOptions, Promotion, promote
 from core_compiler.scop.model import Scop
+from core_compiler.sizes import Sizes, sizes_for
 
 DEFAULT_BLOCKS = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}  # CUDA order: x (innermost), y, z
 
@@ -25,7 +27,18 @@ DEFAULT_BLOCKS = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}  # CUDA order: x (inner
 @dataclass(frozen=True)
 class MappingOptions:
     tile_size: int = 32
-    sizes: dict[int, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # kernel -> tile/block
+    sizes: Sizes = field(default_factory=dict)  # kernel (None: all) -> tile/block/grid, PPCG's --sizes
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
+
+
+@dataclass(frozen=True, eq=False)
+class Phase:
+    """One step of a parallel kernel's tile loop: its statements' AST, run by every thread with the
+    tile origins ``T0, T1, …`` as parameters (set by the enclosing loops), or a barrier."""
+
+    name: str
+    ast: isl.AstNode | None  # None: a barrier
+    tiles: tuple[int, ...]  # positions of T0, T1, … among the call's arguments
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +54,10 @@ class Kernel:
     grid_min: tuple[isl.AstExpr, ...]  # first and last tile index per block dim, over params + h
     grid_max: tuple[isl.AstExpr, ...]
     band_members: tuple[str, ...]  # the mapped band members, for remarks
+    shape: KernelShape = field(default_factory=lambda: KernelShape(0, 0, (), ()))
+    promotions: tuple[Promotion, ...] = ()
+    global_accesses: tuple[GlobalAccess, ...] = ()
+    phases: dict[str, Phase] = field(default_factory=dict)  # user nodes of `ast` -> their code
 
     @property
     def name(self) -> str:
@@ -60,6 +77,7 @@ class GpuProgram:
 
 
 def map_to_gpu(scop: Scop, schedule: isl.Schedule, options: MappingOptions = MappingOptions()) -> GpuProgram:
+    scop.ctx.reset_operations()
     mapper = _Mapper(scop, options)
     root = mapper.visit(schedule.get_root().child(0)) if schedule.get_root().n_children() else schedule.get_root()
     host_schedule = root.get_schedule()
@@ -104,33 +122,74 @@ class _Mapper:
     # --------------------------------------------------------------------------- kernels
 
     def kernel(self, node: isl.ScheduleNode, index: int, parallel: bool) -> Kernel:
-        ctx = self.scop.ctx
         domain = node.get_domain()
         prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
         self.prefixes[f"kernel{index}"] = prefix
-        n_host = _n_out(prefix)
+        host = tuple(f"h{k}" for k in range(_n_out(prefix)))
         subtree = node.get_subtree_schedule_union_map().intersect_domain(domain)
-        host = tuple(f"h{k}" for k in range(n_host))
-        fixed = _fix_prefix(prefix, host)
-        sched = subtree.intersect_domain(fixed)
-        n_par = _n_coincident(node) if parallel else 0
-        sizes = self.options.sizes.get(index, {})
-        n_thread = min(n_par, 3)
-        n_block = min(n_par, 2)
-        tile = tuple(sizes.get("tile", (self.options.tile_size,) * n_thread))[:n_thread]
-        tile = tile + (self.options.tile_size,) * (n_thread - len(tile))
-        xyz = tuple(sizes.get("block", DEFAULT_BLOCKS.get(n_thread, ())))[:n_thread]
-        block = tuple(reversed(xyz))  # outermost member first
-        block = tuple(_divisor_at_most(t, b) for t, b in zip(tile, block, strict=False))
-        n_dims = _n_out(sched) if not sched.is_empty() else 0
-        mapping = _mapping_set(ctx, self.scop, host, n_dims, tile, block, n_block)
-        kernel_sched = sched.intersect_range(mapping) if n_thread else sched
-        params = self.scop.context.params()
-        ast = isl.AstBuild.from_context(mapping.params() if n_thread else params).node_from_schedule_map(kernel_sched)
-        gmin, gmax = _grid(ctx, sched, tile[:n_block], n_block, host)
-        members = tuple(str(node.band_get_partial_schedule().get_at(k)) for k in range(n_thread))
+        sched = subtree.intersect_domain(_fix_prefix(prefix, host))
         stmts = tuple(sorted(_names(domain)))
-        return Kernel(index, parallel, stmts, host, tile[:n_block], block, n_block, ast, gmin, gmax, members)
+        if not parallel or sched.is_empty():
+            ast = isl.AstBuild.from_context(self.scop.context.params()).node_from_schedule_map(sched)
+            return Kernel(index, False, stmts, host, (), (), 0, ast, (), (), ())
+        shape, promotions, kept, ast, phases = self.parallel_body(node, index, sched, host)
+        gmin, gmax = _grid(self.scop.ctx, sched, shape.tile[: shape.n_block], shape.n_block, host)
+        partial = node.band_get_partial_schedule()
+        members = tuple(str(partial.get_at(k)) for k in range(shape.n_thread))
+        return Kernel(
+            index, True, stmts, host, shape.tile[: shape.n_block], shape.block, shape.n_block, ast,
+            gmin, gmax, members, shape, promotions, kept, phases,
+        )
+
+    def parallel_body(
+        self, node: isl.ScheduleNode, index: int, sched: isl.UnionMap, host: tuple[str, ...]
+    ) -> tuple[KernelShape, tuple[Promotion, ...], tuple[GlobalAccess, ...], isl.AstNode, dict[str, Phase]]:
+        """Tile the whole band and promote; where isl's budget runs out (skewed stencils), fall
+        back to global memory, then to tiling only the parallel members."""
+        attempts = [(True, self.options.memory), (True, MemoryOptions(shared=False, private=False))]
+        attempts.append((False, MemoryOptions(shared=False, private=False)))
+        for whole_band, memory in attempts:
+            self.scop.ctx.reset_operations()
+            try:
+                shape = self.shape(node, index, whole_band)
+                ext = _extended_instances(sched, shape)
+                promotions, kept = promote(self.scop, ext, shape, sched, memory)
+                kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions)
+                ast, phases = _phased_ast(self.scop, host, shape, kernel_sched)
+            except isl.Error:
+                continue
+            if memory is not self.options.memory:
+                kept = tuple(GlobalAccess(g.array, "the kernel was too costly to analyse for promotion") for g in kept)
+            return shape, promotions, kept, ast, phases
+        return self.plain_body(node, index, sched, host)
+
+    def plain_body(
+        self, node: isl.ScheduleNode, index: int, sched: isl.UnionMap, host: tuple[str, ...]
+    ) -> tuple[KernelShape, tuple[Promotion, ...], tuple[GlobalAccess, ...], isl.AstNode, dict[str, Phase]]:
+        """The cheapest mapping: one AST over the band with tiles pinned to blocks and points to
+        threads, no copies and no barriers (skewed stencils whose tiled ASTs exceed isl's budget)."""
+        self.scop.ctx.reset_operations()
+        shape = self.shape(node, index, whole_band=False)
+        n_dims = _n_out(sched)
+        mapping = _mapping_set(self.scop.ctx, self.scop, host, n_dims, shape.tile[: shape.n_thread], shape.block, shape.n_block)
+        ast = isl.AstBuild.from_context(mapping.params()).node_from_schedule_map(sched.intersect_range(mapping))
+        names = set(_names(sched.domain()))
+        arrays = sorted({a.array for s in self.scop.statements if s.name in names for a in (*s.reads, *s.writes)})
+        kept = tuple(GlobalAccess(a, "the kernel was too costly to analyse for promotion") for a in arrays)
+        return KernelShape(0, shape.n_block, shape.block, shape.tile[: shape.n_block]), (), kept, ast, {}
+
+    def shape(self, node: isl.ScheduleNode, index: int, whole_band: bool = True) -> KernelShape:
+        """Tiles for every member of a permutable band (only the parallel ones otherwise); blocks
+        for up to two, threads for up to three leading parallel members."""
+        n_par = _n_coincident(node)
+        n_tiled = node.band_n_member() if node.band_get_permutable() and whole_band else n_par
+        n_thread, n_block = min(n_par, 3), min(n_par, 2)
+        sizes = sizes_for(self.options.sizes, index)
+        tile = tuple(sizes.get("tile", ()))[:n_tiled]
+        tile = tile + (self.options.tile_size,) * (n_tiled - len(tile))
+        xyz = tuple(sizes.get("block", DEFAULT_BLOCKS.get(n_thread, ())))[:n_thread]
+        block = tuple(_divisor_at_most(t, b) for t, b in zip(tile, reversed(xyz), strict=False))
+        return KernelShape(n_tiled, n_block, block, tile)
 
     # --------------------------------------------------------------------------- host
 
@@ -210,6 +269,230 @@ def _fix_prefix(prefix: isl.UnionMap, host: tuple[str, ...]) -> isl.UnionSet:
     eqs = " and ".join(f"x{k} = {h}" for k, h in enumerate(host))
     pinned = isl.Set.read_from_str(ctx, f"[{', '.join(host)}] -> {{ [{dims}] : {eqs} }}")
     return prefix.intersect_range(isl.UnionSet.from_set(pinned)).domain()
+
+
+def _extended_instances(sched: isl.UnionMap, shape: KernelShape) -> dict[str, isl.Map]:
+    """Per statement, ``S[i…, T…, X…] -> S[i…]``: each instance with its tile origins ``T`` and its
+    thread-mapped schedule values ``X``, which code generation needs at every statement."""
+    maps: list[isl.Map] = []
+    sched.foreach_map(maps.append)
+    d = maps[0].dim(isl.dim_type.out)
+    xs = ", ".join(f"x{k}" for k in range(d))
+    outs = [f"T{k}" for k in range(shape.n_tiled)] + [f"X{k}" for k in range(shape.n_thread)]
+    cons = [f"T{k} = {t} * floor(x{k} / {t})" for k, t in enumerate(shape.tile)]
+    cons += [f"X{k} = x{k}" for k in range(shape.n_thread)]
+    tx = isl.Map.read_from_str(maps[0].get_ctx(), f"{{ [{xs}] -> [{', '.join(outs)}] : {' and '.join(cons) or 'true'} }}")
+    out = {}
+    for m in maps:
+        name = m.get_tuple_name(isl.dim_type.in_)
+        out[name] = m.apply_range(tx).domain_map().flatten_domain().set_tuple_name(isl.dim_type.in_, name)
+    return out
+
+
+# The kernel schedule: [T_block…, P1, T_seq…, P2, inner…]. P1 orders register loads (one position
+# per array), the tile loops (BODY) and register stores; P2 orders, inside one tile, shared loads
+# (one position per array), a barrier, the statements (BODY), a barrier, shared stores and a barrier
+# before the next tile's loads.
+BODY = 100
+LOADS, STORES = 0, BODY + 10
+
+
+def _kernel_schedule(
+    scop: Scop, sched: isl.UnionMap, ext: dict[str, isl.Map], shape: KernelShape, promotions: tuple[Promotion, ...]
+) -> isl.UnionMap:
+    maps: list[isl.Map] = []
+    sched.foreach_map(maps.append)
+    d = maps[0].dim(isl.dim_type.out)
+    inner = max([d, shape.n_thread] + [len(p.size) for p in promotions])
+    lay = _Layout(scop, shape, inner)
+    out = isl.UnionMap.empty(sched.get_space())
+    xs = [f"x{k}" for k in range(d)]
+    tiles = [f"{t} * floor(x{k} / {t})" for k, t in enumerate(shape.tile)]
+    for m in maps:
+        name = m.get_tuple_name(isl.dim_type.in_)
+        body = lay.lift(xs, tiles, BODY, BODY, xs, threads=[f"x{k}" for k in range(shape.n_thread)])
+        out = out.union(isl.UnionMap.from_map(ext[name].apply_range(m).apply_range(body)))
+    for g, p in enumerate(promotions):
+        out = out.union(_copies(lay, p, g))
+    if any(p.place == "shared" for p in promotions):
+        tiles_used = _tiles_used(ext, shape)
+        writes_back = any(p.place == "shared" and not p.written.is_empty() for p in promotions)
+        for phase in (BODY - 1, BODY + 1, 2 * BODY) if writes_back else (BODY - 1, BODY + 1):
+            ts = [f"T{k}" for k in range(shape.n_tiled)]
+            lift = lay.lift(ts, ts, BODY, phase, [])
+            out = out.union(isl.UnionMap.from_map(lift.intersect_domain(tiles_used).set_tuple_name(isl.dim_type.in_, f"sync{phase}")))
+    return out
+
+
+@dataclass(frozen=True)
+class _Layout:
+    scop: Scop
+    shape: KernelShape
+    inner: int
+
+    def lift(
+        self, dims: list[str], tiles: list[str], p1: int, p2: int, inner: list[str], threads: list[str] | None = None,
+        zero_threads: bool = False,
+    ) -> isl.Map:
+        """``{ [dims] -> [kernel schedule] }`` with the block ids pinned and, for `threads`, the
+        thread ids (``threads[k] ≡ t_k mod block_k``)."""
+        sh = self.shape
+        ys = [*tiles[: sh.n_block], str(p1), *tiles[sh.n_block :], str(p2)]
+        ys += list(inner) + ["0"] * (self.inner - len(inner))
+        names = [f"y{k}" for k in range(len(ys))]
+        cons = [f"{n} = {v}" for n, v in zip(names, ys, strict=True)]
+        cons += [f"y{k} = {t} * b{k}" for k, t in enumerate(sh.tile[: sh.n_block])]
+        for k, v in enumerate(threads or []):
+            cons.append(f"({v}) - t{k} = {sh.block[k]} * floor((({v}) - t{k}) / {sh.block[k]})")
+        if zero_threads:
+            cons += [f"t{k} = 0" for k in range(len(threads or []), sh.n_thread)]
+        return isl.Map.read_from_str(self.scop.ctx, f"[{', '.join(self.params())}] -> {{ [{', '.join(dims)}] -> [{', '.join(names)}] : {' and '.join(cons)} }}")
+
+    def params(self) -> list[str]:
+        sh = self.shape
+        return [*self.scop.params, *(f"b{k}" for k in range(sh.n_block)), *(f"t{k}" for k in range(sh.n_thread))]
+
+
+def _copies(lay: _Layout, p: Promotion, g: int) -> isl.UnionMap:
+    """Loads before and stores after: shared tiles per tile, registers per block tile."""
+    sh = lay.shape
+    out = isl.UnionMap.empty(p.read.get_space().params())
+    rank = p.read.dim(isl.dim_type.out)
+    elems = [f"a{k}" for k in range(rank)]
+    for direction, footprint in (("in", p.read), ("out", p.written)):
+        if footprint.is_empty():
+            continue
+        points = footprint.wrap().flatten()
+        if p.place == "shared":
+            ts = [f"T{k}" for k in range(sh.n_tiled)]
+            mapped = elems[max(0, rank - sh.n_thread) :]
+            # the innermost element dim goes to the innermost thread dim
+            thread_of = list(range(sh.n_thread - len(mapped), sh.n_thread))
+            lift = lay.lift([*ts, *elems], ts, BODY, (LOADS if direction == "in" else STORES) + g, elems)
+            lift = _pin_threads(lay, lift, [*ts, *elems], dict(zip(thread_of, mapped, strict=True)))
+        else:
+            ts = [f"T{k}" for k in range(sh.n_block)]
+            xs = [f"X{k}" for k in range(sh.n_thread)]
+            zeros = ["0"] * (sh.n_tiled - sh.n_block)
+            p1 = (LOADS if direction == "in" else STORES) + g
+            lift = lay.lift([*ts, *xs, *elems], [*ts, *zeros], p1, 0, xs, threads=xs)
+        name = f"{'load' if direction == 'in' else 'store'}_{p.local}"
+        out = out.union(isl.UnionMap.from_map(lift.intersect_domain(points.reset_tuple_id()).set_tuple_name(isl.dim_type.in_, name)))
+    return out
+
+
+def _pin_threads(lay: _Layout, lift: isl.Map, dims: list[str], thread_of: dict[int, str]) -> isl.Map:
+    """Threads share out a copy: element dim `thread_of[k]` ≡ t_k mod block_k; unused threads idle."""
+    sh = lay.shape
+    cons = []
+    for k in range(sh.n_thread):
+        v = thread_of.get(k)
+        if v is None:
+            cons.append(f"t{k} = 0")
+        else:
+            cons.append(f"{v} - t{k} = {sh.block[k]} * floor(({v} - t{k}) / {sh.block[k]})")
+    text = f"[{', '.join(lay.params())}] -> {{ [{', '.join(dims)}] : {' and '.join(cons) or 'true'} }}"
+    return lift.intersect_domain(isl.Set.read_from_str(lay.scop.ctx, text))
+
+
+def _tiles_used(ext: dict[str, isl.Map], shape: KernelShape) -> isl.Set:
+    out: isl.Set | None = None
+    for m in ext.values():
+        n_in = m.dim(isl.dim_type.in_)
+        n_iter = n_in - shape.n_tiled - shape.n_thread
+        t = m.domain().project_out(isl.dim_type.set, n_in - shape.n_thread, shape.n_thread)
+        t = t.project_out(isl.dim_type.set, 0, n_iter).reset_tuple_id()
+        out = t if out is None else out.union(t)
+    assert out is not None
+    return out.coalesce()
+
+
+def _phased_ast(
+    scop: Scop, host: tuple[str, ...], shape: KernelShape, kernel_sched: isl.UnionMap
+) -> tuple[isl.AstNode, dict[str, Phase]]:
+    """The kernel as an outer AST over tile loops and phases, whose domains do not depend on the
+    thread ids — so barriers are never inside thread-dependent conditions — and one inner AST per
+    phase for what the threads do in it."""
+    n_prefix = shape.n_tiled + 2
+    tile_pos = [*range(shape.n_block), *range(shape.n_block + 1, shape.n_tiled + 1)]
+    groups: dict[tuple[int, int], isl.UnionMap] = {}
+    maps: list[isl.Map] = []
+    kernel_sched.foreach_map(maps.append)
+    for m in maps:
+        rng = m.range()
+        p1, p2 = (int(rng.plain_get_val_if_fixed(isl.dim_type.set, pos).to_python()) for pos in (shape.n_block, n_prefix - 1))
+        groups[p1, p2] = groups.get((p1, p2), isl.UnionMap.empty(m.get_space().params())).union(isl.UnionMap.from_map(m))
+    outer = isl.UnionMap.empty(kernel_sched.get_space().params())
+    phases: dict[str, Phase] = {}
+    for i, key in enumerate(sorted(groups)):
+        name = f"phase{i}"
+        prefix = _without_threads(_prefix(groups[key], n_prefix), shape).set_tuple_name(name)
+        outer = outer.union(isl.UnionMap.from_map(prefix.identity().reset_tuple_id(isl.dim_type.out)))
+        is_sync = all(m.get_tuple_name(isl.dim_type.in_).startswith("sync") for m in _maps(groups[key]))
+        inner = None if is_sync else _inner_ast(scop, host, shape, groups[key], prefix, tile_pos)
+        phases[name] = Phase(name, inner, tuple(tile_pos))
+    context = _thread_context(scop, host, shape, with_threads=False)
+    return isl.AstBuild.from_context(context).node_from_schedule_map(outer), phases
+
+
+def _without_threads(s: isl.Set, shape: KernelShape) -> isl.Set:
+    for k in range(shape.n_thread):
+        pos = s.find_dim_by_name(isl.dim_type.param, f"t{k}")
+        if pos >= 0:
+            s = s.project_out(isl.dim_type.param, pos, 1)
+    return s
+
+
+def _maps(um: isl.UnionMap) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    um.foreach_map(out.append)
+    return out
+
+
+def _prefix(um: isl.UnionMap, n_prefix: int) -> isl.Set:
+    out: isl.Set | None = None
+    for m in _maps(um):
+        r = m.range()
+        r = r.project_out(isl.dim_type.set, n_prefix, r.dim(isl.dim_type.set) - n_prefix)
+        out = r if out is None else out.union(r)
+    assert out is not None
+    return out.coalesce()
+
+
+def _inner_ast(
+    scop: Scop, host: tuple[str, ...], shape: KernelShape, group: isl.UnionMap, prefix: isl.Set, tile_pos: list[int]
+) -> isl.AstNode:
+    """The phase's statements with the tile origins as parameters ``T0, T1, …``."""
+    maps = _maps(group)
+    n_out = maps[0].dim(isl.dim_type.out)
+    ys = [f"y{k}" for k in range(n_out)]
+    ts = [f"T{k}" for k in range(shape.n_tiled)]
+    fix = " and ".join(f"y{pos} = {t}" for pos, t in zip(tile_pos, ts, strict=True)) or "true"
+    pin = isl.Set.read_from_str(scop.ctx, f"[{', '.join(ts)}] -> {{ [{', '.join(ys)}] : {fix} }}")
+    n_prefix = prefix.dim(isl.dim_type.set)
+    inner = isl.UnionMap.empty(group.get_space())
+    for m in maps:
+        pinned = m.intersect_range(pin)
+        inner = inner.union(isl.UnionMap.from_map(pinned.project_out(isl.dim_type.out, 0, n_prefix)))
+    tiles = [f"T{k} = {t} * b{k}" if k < shape.n_block else f"T{k} = {t} * floor(T{k} / {t})" for k, t in enumerate(shape.tile)]
+    context = _thread_context(scop, host, shape, extra=ts, constraints=tiles)
+    pinned_prefix = prefix.reset_tuple_id()
+    pin_prefix = isl.Set.read_from_str(scop.ctx, f"[{', '.join(ts)}] -> {{ [{', '.join(ys[:n_prefix])}] : {fix} }}")
+    context = context.intersect_params(pinned_prefix.intersect(pin_prefix).params())
+    return isl.AstBuild.from_context(context).node_from_schedule_map(inner)
+
+
+def _thread_context(
+    scop: Scop, host: tuple[str, ...], shape: KernelShape, with_threads: bool = True,
+    extra: list[str] | None = None, constraints: list[str] | None = None,
+) -> isl.Set:
+    params = [*scop.params, *host, *(f"b{k}" for k in range(shape.n_block))]
+    params += [f"t{k}" for k in range(shape.n_thread)] if with_threads else []
+    params += extra or []
+    cons = [f"0 <= t{k} < {b}" for k, b in enumerate(shape.block)] if with_threads else []
+    cons += constraints or []
+    text = f"[{', '.join(params)}] -> {{ : {' and '.join(cons) or 'true'} }}"
+    return isl.Set.read_from_str(scop.ctx, text).intersect_params(scop.context.params())
 
 
 def _mapping_set(

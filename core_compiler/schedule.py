@@ -24,6 +24,7 @@ class ScheduleOptions:
 
 def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = ScheduleOptions()) -> isl.Schedule:
     ctx = scop.ctx
+    ctx.reset_operations()
     ctx.set_schedule_outer_coincidence(1 if options.outer_coincidence else 0)
     ctx.set_schedule_serialize_sccs(1 if options.fusion == "min" else 0)
     ctx.set_schedule_whole_component(0)

@@ -20,7 +20,7 @@ KERNEL_SUITE = suite()
 @pytest.mark.parametrize("kernel", KERNEL_SUITE, ids=[str(k["file"]) for k in KERNEL_SUITE])
 def test_generated_cuda_compiles_with_nvcc(kernel: dict[str, object], tmp_path) -> None:  # type: ignore[no-untyped-def]
     fa = analyze_file(str(KERNELS / str(kernel["file"])), only=str(kernel["function"]))
-    result = compile_file(fa, "cuda")
+    result = compile_file(fa, "cuda", always_offload=True)
     assert {n.rsplit("_", 1)[-1] for n in result.files} == {"kernel.cu", "kernel.hu", "host.cu"}
     for name, text in result.files.items():
         (tmp_path / name).write_text(text)
@@ -36,6 +36,6 @@ def test_vla_host_signature_uses_plain_pointers() -> None:
     src = "void f(int n, int m, double A[n][m]) { for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) A[i][j] = 2 * A[i][j]; }"
     from core_compiler.analysis import analyze_file as analyze
 
-    result = compile_file(analyze("vla.c", src), "cuda")
+    result = compile_file(analyze("vla.c", src), "cuda", always_offload=True)
     host = result.files["vla_f_host.cu"]
     assert 'extern "C" void f(int m, int n, double *A)' in host

@@ -15,12 +15,17 @@ import sys
 from collections.abc import Sequence
 
 from core_compiler.analysis import analyze_file
+from core_compiler.codegen.c import COptions
 from core_compiler.compile import TARGETS, compile_file
+from core_compiler.cpu import CpuOptions
+from core_compiler.errors import UsageError
 from core_compiler.frontend import ParseOptions
 from core_compiler.gpu import MappingOptions
+from core_compiler.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
 from core_compiler.report import FORMATS, remark_text, render_report
+from core_compiler.sizes import SizesError, parse_sizes
 
-SUBCOMMANDS = ("analyze", "compile", "tui")
+SUBCOMMANDS = ("analyze", "compile", "tui", "grad")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -36,13 +41,20 @@ def _parser() -> argparse.ArgumentParser:
     analyze = sub.add_parser("analyze", help="SCoPs, polyhedral model, dependences and remarks")
     _common(analyze)
     analyze.add_argument("--format", choices=sorted(FORMATS), default="text")
-    comp = sub.add_parser("compile", help="schedule, map to the GPU and generate CUDA or OpenCL")
+    comp = sub.add_parser("compile", help="schedule, map to the GPU and generate CUDA or OpenCL, or tiled C (--target c)")
     _common(comp)
     comp.add_argument("--target", choices=TARGETS, default="cuda")
     comp.add_argument("--tile-size", type=int, default=32, metavar="N")
+    comp.add_argument("--sizes", metavar="S", help='per-kernel sizes, PPCG syntax: "{kernel[0]->tile[32,32];kernel[0]->block[32,8]}"')
+    comp.add_argument("--always-offload", action="store_true", help="generate GPU code even where the profitability model keeps a loop nest on the CPU")
+    comp.add_argument("--no-shared-memory", action="store_true", help="keep every array in global memory")
+    comp.add_argument("--no-private-memory", action="store_true", help="do not promote arrays to registers")
+    comp.add_argument("--max-shared-memory", type=int, default=DEFAULT_MAX_SHARED_BYTES, metavar="BYTES", help="shared memory per block (default: %(default)s)")
+    comp.add_argument("--openmp", action="store_true", help="with --target c: `#pragma omp parallel for` on parallel loops")
     comp.add_argument("-o", dest="out", metavar="DIR", help="write the files here (default: print them)")
     tui = sub.add_parser("tui", help="the terminal UI (the text report when stdout is not a terminal)")
     _common(tui)
+    _grad_parser(sub)
     return parser
 
 
@@ -73,7 +85,18 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if text is None:
         return 2
     fa = analyze_file(args.file, text, ParseOptions(tuple(args.include), tuple(args.define)), only=args.function)
-    result = compile_file(fa, args.target, MappingOptions(tile_size=args.tile_size))
+    if args.openmp and args.target != "c":
+        print("hexplore: error: --openmp needs --target c", file=sys.stderr)
+        return 2
+    try:
+        sizes = parse_sizes(args.sizes) if args.sizes else {}
+    except SizesError as e:
+        print(f"hexplore: error: {e}", file=sys.stderr)
+        return 2
+    memory = MemoryOptions(not args.no_shared_memory, not args.no_private_memory, args.max_shared_memory)
+    mapping = MappingOptions(tile_size=args.tile_size, sizes=sizes, memory=memory)
+    c_options = COptions(CpuOptions(tile_size=args.tile_size), openmp=args.openmp)
+    result = compile_file(fa, args.target, mapping, c_options=c_options, text=text, always_offload=args.always_offload)
     for r in result.remarks:
         print(remark_text(r), file=sys.stderr)
     for name, body in result.files.items():
@@ -105,13 +128,74 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grad_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    g = sub.add_parser("grad", help="derivative code of a loop-nest function (forward or reverse mode)")
+    _common(g)
+    g.add_argument("--wrt", required=True, metavar="A,x", help="differentiate with respect to these parameters")
+    g.add_argument("--of", metavar="OUT,...", help="outputs (default: every floating-point array the function writes)")
+    g.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
+    g.add_argument("--target", choices=TARGETS, default="c", help="c: the derivative C itself; cuda/opencl: mapped to the GPU")
+    g.add_argument("--check", action="store_true", help="finite-difference and dot-product tests (sizes from --param)")
+    g.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="an integer parameter for --check")
+
+
+def cmd_grad(args: argparse.Namespace) -> int:
+    """`hexplore grad`: print the derivative; with --check, test it and exit 1 when it fails."""
+    from core_compiler.ad import NotDifferentiable, differentiate
+    from core_compiler.ad.check import check_gradients
+
+    text = _read(args.file)
+    if text is None:
+        return 2
+    if not args.function:
+        print("hexplore: error: grad needs --function NAME", file=sys.stderr)
+        return 2
+    opts = ParseOptions(tuple(args.include), tuple(args.define))
+    wrt = tuple(w.strip() for w in args.wrt.split(",") if w.strip())
+    of = tuple(o.strip() for o in args.of.split(",") if o.strip()) if args.of else None
+    try:
+        d = differentiate(args.file, args.function, wrt, of, args.mode, text=text, parse_options=opts)
+    except NotDifferentiable as e:
+        for r in e.remarks:
+            print(remark_text(r), file=sys.stderr)
+        print(f"hexplore: error: {e}", file=sys.stderr)
+        return 1
+    for r in d.remarks:
+        print(remark_text(r), file=sys.stderr)
+    if args.target == "c":
+        sys.stdout.write(d.source)
+    else:
+        fa = analyze_file(args.file, d.translation_unit, opts, only=d.core)
+        for name, body in compile_file(fa, args.target, MappingOptions()).files.items():
+            sys.stdout.write(f"// ===== {name}\n{body}")
+    if not args.check:
+        return 0
+    try:
+        params = {k.strip(): int(v) for k, v in (p.split("=", 1) for p in args.param)}
+    except ValueError:
+        print("hexplore: error: --param takes NAME=INTEGER", file=sys.stderr)
+        return 2
+    failed = False
+    for backend in ("c", "opencl"):
+        try:
+            result = check_gradients(args.file, args.function, wrt, params, of=of, backend=backend,
+                                     text=text, defines=tuple(args.define))  # fmt: skip
+        except (NotDifferentiable, UsageError) as e:
+            print(f"check [{backend}]: not run: {e}")
+            failed = failed or backend == "c"
+            continue
+        print(f"check: {result.report()}")
+        failed = failed or not result.ok
+    return 1 if failed else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
         # `hexplore FILE ...` is `hexplore tui FILE ...`.
         argv = ["tui", *argv]
     args = _parser().parse_args(argv)
-    handlers = {"analyze": cmd_analyze, "compile": cmd_compile, "tui": cmd_tui}
+    handlers = {"analyze": cmd_analyze, "compile": cmd_compile, "tui": cmd_tui, "grad": cmd_grad}
     return handlers[args.command](args)
 
 

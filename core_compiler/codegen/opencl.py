@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter
+from core_compiler.codegen.kernel_body import OPENCL, KernelPrinter
 from core_compiler.codegen.statements import StatementPrinter
 from core_compiler.gpu import GpuProgram, Kernel
 
@@ -49,7 +50,7 @@ def generate_opencl(gpu: GpuProgram) -> DeviceProgram:
     args = {}
     for k in gpu.kernels:
         args[k.name] = kernel_args(gpu, k)
-        parts.append(_kernel_text(k, args[k.name], printer))
+        parts.append(_kernel_text(k, args[k.name], KernelPrinter(gpu.scop, k, OPENCL)))
     return DeviceProgram("\n".join(parts), gpu, args, printer)
 
 
@@ -59,13 +60,14 @@ def _param(spec: KernelArgSpec) -> str:
     return f"{'int' if spec.kind != 'scalar' else spec.ctype} {spec.name}"
 
 
-def _kernel_text(k: Kernel, args: tuple[KernelArgSpec, ...], printer: StatementPrinter) -> str:
+def _kernel_text(k: Kernel, args: tuple[KernelArgSpec, ...], printer: KernelPrinter) -> str:
     lines = [f"__kernel void {k.name}({', '.join(_param(a) for a in args)})", "{"]
     n_t = k.n_thread_dims
     for d in range(k.n_block_dims):
         lines.append(f"  int b{d} = get_group_id({n_t - 1 - d}) + o{d};")
     for d in range(n_t):
         lines.append(f"  int t{d} = get_local_id({n_t - 1 - d});")
+    lines += [f"  {decl}" for decl in printer.declarations()]
     lines += CPrinter(printer.user).print(k.ast, 1)
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -118,18 +118,21 @@ class StatementPrinter:
         raise ValueError(f"cannot generate code for `{e}`")
 
     def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
-        lay = self.arrays[info.array]
-        idx = [_affine_c(a, subst) for a in info.indices]
+        return self.element(info.array, [affine_c(a, subst) for a in info.indices])
+
+    def element(self, array: str, idx: list[str]) -> str:
+        """Element `idx` (C texts, source subscripts) of `array` in this layout."""
+        lay = self.arrays[array]
         if lay.is_scalar:
             idx = [i if lo is None else f"({i} - ({expr_c(lo)}))" for i, lo in zip(idx, lay.lower, strict=True)]
             if not idx:
-                return f"{info.array}[0]" if self.scalars_by_pointer else info.array
+                return f"{array}[0]" if self.scalars_by_pointer else array
         if self.layout == "c" and not lay.decl.delinearized and not lay.is_scalar:
-            return info.array + "".join(f"[{i}]" for i in idx)
-        return f"{info.array}[{_linear(idx, lay.extent)}]"
+            return array + "".join(f"[{i}]" for i in idx)
+        return f"{array}[{_linear(idx, lay.extent)}]"
 
 
-def _affine_c(a: Affine, subst: dict[str, str]) -> str:
+def affine_c(a: Affine, subst: dict[str, str]) -> str:
     parts = []
     for name, coeff in a.coeffs:
         if is_atom(name):

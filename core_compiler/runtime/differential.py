@@ -3,6 +3,9 @@ hexplore's generated code, on the same deterministic inputs.
 
 The generated OpenCL covers the function's SCoP; the statements before it may only declare
 scalars from the parameters (``double float_n = n > 0 ? n : 1.0;``), which are evaluated here.
+
+The generated C (`check_c`) is the whole file with the function's SCoPs replaced, built and called
+exactly like the original, so any function hexplore finds SCoPs in can be checked.
 """
 
 from __future__ import annotations
@@ -10,17 +13,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
+from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.codegen.opencl import generate_opencl
+from core_compiler.cpu import CpuOptions
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.gpu import MappingOptions, map_to_gpu
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.gpu_opencl import run_program_opencl
 from core_compiler.runtime.inputs import make_inputs
-from core_compiler.runtime.reference import run_reference
+from core_compiler.runtime.reference import BuildOptions, ReferenceResult, run_reference
 from core_compiler.runtime.signature import layout_for_source
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 
@@ -67,6 +73,41 @@ def check_opencl(
     actual.update({n: arrays[n] for n in arrays if n not in actual})
     comparison = compare_arrays(dict(expected), actual)
     return DiffResult(function, dict(params), comparison, len(gpu.kernels))
+
+
+def check_c(
+    path: str,
+    function: str,
+    params: Mapping[str, int],
+    size_limits: Mapping[str, str | None] | None = None,
+    openmp: bool = False,
+    cpu: CpuOptions | None = None,
+    schedule: ScheduleOptions | None = None,
+) -> DiffResult:
+    """The file with `function`'s SCoPs replaced by generated C, against the original.
+
+    Both are built by the system C compiler (the generated one with ``-fopenmp`` when `openmp`;
+    ``OMP_NUM_THREADS`` sets the threads) and called on the same inputs; the arrays and the return
+    value must match. `DiffResult.kernels` counts the SCoPs replaced.
+    """
+    layout = layout_for_source(path, function, params, size_limits=size_limits)
+    fa = analyze_file(path, parse_options=ParseOptions(defines=layout.defines), options=AnalysisOptions(), only=function)
+    options = COptions(cpu or CpuOptions(), schedule or ScheduleOptions(), openmp)
+    generated = generate_c(fa, Path(path).read_text(encoding="utf-8"), options)
+    inputs = make_inputs(layout)
+    expected = run_reference(path, layout, inputs)
+    build = BuildOptions(extra_flags=("-fopenmp",) if openmp else ())
+    actual = run_reference(path, layout, inputs, text=generated.source, options=build)
+    comparison = compare_arrays(_outputs(expected), _outputs(actual))
+    return DiffResult(function, dict(params), comparison, len(generated.scops))
+
+
+def _outputs(result: ReferenceResult) -> dict[str, np.ndarray]:
+    """Every array after the call, and the return value (as `return`) when there is one."""
+    out = {name: np.asarray(a) for name, a in result.arrays.items()}
+    if result.returned is not None:
+        out["return"] = np.asarray(result.returned)
+    return out
 
 
 def _is_int(ctype: str) -> bool:

@@ -84,4 +84,14 @@ def run_program_opencl(
     used = {spec.name for specs in program.args.values() for spec in specs if spec.kind == "array"}
     buffers = {n: a for n, a in buffers.items() if n in used}
     launches = launches_for(program, ints, floats)
-    return run_opencl(program.source, launches, buffers)
+    return run_opencl(program.source, launches, buffers, build_options=pocl_build_options(program))
+
+
+def pocl_build_options(program: DeviceProgram) -> tuple[str, ...]:
+    """PoCL 3.0's optimizer (pocl-binary-distribution 3.0, the newest on PyPI) miscompiles some
+    kernels with work-group barriers inside loops: gemm with register tiles and 2mm with a shared
+    tile give wrong results, differing from run to run, and exact ones with `-cl-opt-disable`
+    (reproduced outside hexplore with pyopencl alone). Kernels with barriers are built without
+    optimization; the others keep PoCL's optimizer."""
+    has_barriers = any(ph.ast is None for k in program.gpu.kernels for ph in k.phases.values())
+    return ("-cl-opt-disable",) if has_barriers else ()

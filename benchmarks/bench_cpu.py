@@ -1,0 +1,147 @@
+"""CPU speed: the suite's kernels compiled by gcc -O3 -march=native (the original C) against
+hexplore's optimized schedule JIT-compiled by LLVM at O3 for this CPU, on one thread and on all
+cores (libgomp), with a clang-16 + Polly column when ``clang-16`` is on PATH.
+
+Sizes are per kernel (`SIZES`), chosen so that the gcc build of the original takes roughly 0.1-1 s
+on a Zen 4 core (measured 2026-11); the memory-bound matrix-vector kernels stay at 0.02-0.1 s,
+where their arrays are already 150-300 MB; ``--quick`` divides every extent by 4 (time steps too) and runs once, to
+check that the script works without occupying a shared machine. Every optimized result is
+compared with gcc's (the ``check`` column). Times are the best of ``--repeat`` calls.
+
+    python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core_compiler.llvm.jit import set_threads  # noqa: E402
+from core_compiler.runtime.compare import compare_arrays  # noqa: E402
+from core_compiler.runtime.cpu_llvm import CpuCase, compile_optimized, prepare, run_jit  # noqa: E402
+from core_compiler.runtime.reference import BuildOptions, run_reference  # noqa: E402
+
+KERNELS = ROOT / "tests" / "kernels"
+GCC = BuildOptions(compiler="gcc", extra_flags=("-O3", "-march=native"))
+POLLY = BuildOptions(compiler="clang-16", extra_flags=("-O3", "-march=native", "-mllvm", "-polly"))
+TIME_PARAMS = {"tsteps", "tmax"}
+
+SIZES: dict[str, dict[str, int]] = {
+    "gemm.c": {"ni": 1000, "nj": 1100, "nk": 1000},
+    "2mm.c": {"ni": 400, "nj": 400, "nk": 400, "nl": 400},
+    "3mm.c": {"ni": 400, "nj": 400, "nk": 400, "nl": 400, "nm": 400},
+    "gemver.c": {"n": 4000},
+    "gesummv.c": {"n": 6000},
+    "symm.c": {"m": 600, "n": 600},
+    "syrk.c": {"n": 900, "m": 800},
+    "syr2k.c": {"n": 600, "m": 600},
+    "trmm.c": {"m": 800, "n": 700},
+    "atax.c": {"m": 6000, "n": 6000},
+    "bicg.c": {"m": 4000, "n": 4000},
+    "mvt.c": {"n": 4000},
+    "doitgen.c": {"nr": 128, "nq": 128, "np": 128},
+    "matvec.c": {"n": 6000, "m": 6000},
+    "dot_norm.c": {"n": 16_000_000},
+    "cholesky.c": {"n": 1200},
+    "lu.c": {"n": 1000},
+    "trisolv.c": {"n": 5000},
+    "gramschmidt.c": {"m": 600, "n": 600},
+    "jacobi_1d.c": {"tsteps": 2000, "n": 100_000},
+    "jacobi_2d.c": {"tsteps": 100, "n": 1000},
+    "seidel_2d.c": {"tsteps": 20, "n": 1000},
+    "fdtd_2d.c": {"tmax": 100, "nx": 1000, "ny": 1000},
+    "heat_3d.c": {"tsteps": 40, "n": 100},
+    "conv2d.c": {"n": 6000, "m": 6000},
+    "correlation.c": {"m": 600, "n": 600},
+    "covariance.c": {"m": 600, "n": 600},
+    "floyd_warshall.c": {"n": 1200},
+    "nussinov.c": {"n": 1000},
+    "integral_image.c": {"n": 6000, "m": 6000},
+    "sgemv.c": {"m": 8000, "n": 8000},
+    "soft_threshold.c": {"n": 5000, "m": 5000},
+    "softmax.c": {"n": 3000, "m": 3000},
+}
+
+
+def main() -> None:
+    args = _arguments()
+    suite = json.loads((KERNELS / "suite.json").read_text())
+    wanted = {f"{k}.c" for k in args.kernels.split(",")} if args.kernels else None
+    cores = os.cpu_count() or 1
+    polly = shutil.which("clang-16") is not None
+    repeat = 1 if args.quick else args.repeat
+    print(f"\nCPU: gcc -O3 -march=native vs hexplore (LLVM O3, {cores} cores), best of {repeat}"
+          f"{' (--quick: extents / 4)' if args.quick else ''}")  # fmt: skip
+    head = f"{'kernel':16}{'size':28}{'gcc':>9}{'hx 1T':>9}{'hx ' + str(cores) + 'T':>9}{'x 1T':>7}{'x ' + str(cores) + 'T':>7}{'polly':>9}  check"
+    print(head)
+    print("-" * len(head))
+    speedups: tuple[list[float], list[float]] = ([], [])
+    for k in suite:
+        if wanted is not None and k["file"] not in wanted:
+            continue
+        sizes = _quick(SIZES[k["file"]]) if args.quick else SIZES[k["file"]]
+        row = _bench(k, sizes, cores, repeat, polly)
+        speedups[0].append(row[0] / row[1])
+        speedups[1].append(row[0] / row[2])
+    if speedups[0]:
+        print("-" * len(head))
+        print(f"{'geometric mean':44}{'':27}{_geomean(speedups[0]):>6.2f}x{_geomean(speedups[1]):>6.2f}x")
+
+
+def _arguments() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="extents / 4, one run: a check that it works")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--kernels", default="", help="comma-separated file stems, e.g. gemm,lu")
+    return p.parse_args()
+
+
+def _quick(sizes: Mapping[str, int]) -> dict[str, int]:
+    return {k: max(1, v // 4) for k, v in sizes.items()}
+
+
+def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool) -> tuple[float, float, float]:  # type: ignore[type-arg]
+    path = str(KERNELS / k["file"])
+    case = prepare(path, k["function"], sizes, k["size_limits"])
+    gcc = [run_reference(path, case.layout, case.inputs, options=GCC) for _ in range(repeat + 1)][1:]
+    jit = compile_optimized(case, parallel=True)
+    one = _runs(jit, case, 1, repeat)
+    many = _runs(jit, case, cores, repeat)
+    ok = compare_arrays(dict(gcc[0].arrays), many[1]).ok and compare_arrays(dict(gcc[0].arrays), one[1]).ok
+    t_gcc = min(r.elapsed_s for r in gcc)
+    t_polly = _polly(path, case, repeat) if polly else None
+    size = ",".join(f"{n}={v}" for n, v in sizes.items())
+    polly_text = f"{t_polly:>8.3f}s" if t_polly is not None else f"{'n/a':>9}"
+    print(f"{k['file'].removesuffix('.c'):16}{size:28}{t_gcc:>8.3f}s{one[0]:>8.3f}s{many[0]:>8.3f}s"
+          f"{t_gcc / one[0]:>6.2f}x{t_gcc / many[0]:>6.2f}x{polly_text}  {'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
+    return t_gcc, one[0], many[0]
+
+
+def _runs(jit, case: CpuCase, threads: int, repeat: int):  # type: ignore[no-untyped-def]
+    """Best time and first result; one untimed call first (libgomp starts its threads then)."""
+    set_threads(threads)
+    run_jit(jit, case)
+    runs = [run_jit(jit, case) for _ in range(repeat)]
+    return min(t for _, t in runs), runs[0][0]
+
+
+def _polly(path: str, case: CpuCase, repeat: int) -> float:
+    runs = [run_reference(path, case.layout, case.inputs, options=POLLY) for _ in range(repeat + 1)]
+    return min(r.elapsed_s for r in runs[1:])
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+if __name__ == "__main__":
+    main()

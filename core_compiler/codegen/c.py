@@ -1,0 +1,232 @@
+"""C for a whole input file: each SCoP's source text replaced by hexplore's tiled loop nest.
+
+The generated code is spliced into the original function, so the function keeps its name, its
+signature (VLA parameters included) and everything outside its SCoPs; the result compiles and links
+wherever the original did. Arrays keep the source's subscripts (``A[i][j]``), which is what makes
+VLA parameters work, and scalars are the original C variables. Per SCoP the replacement is::
+
+    /* hexplore: kernel_gemm#scop0, tiled 32, OpenMP */
+    {
+      #pragma omp parallel for
+      for (int c0 = 0; c0 < ni; c0 += 32) {
+        ...
+      }
+    }
+
+- Scalars declared at the top of the SCoP (``double eps = 0.1;``) are declared before the block,
+  without their initializer (the assignment is a statement of the schedule): code after the SCoP
+  may still use them.
+- Scalars declared inside a loop are expanded over the loops around their declaration (see
+  `statements.py`); their storage is a buffer allocated for the block and freed at its end. With
+  OpenMP they need no ``private`` clause: each iteration of the parallel loop writes its own
+  elements.
+- isl renames some parameters (``p.n`` is ``p_n``, ``min`` is ``min_``); the block declares those
+  names as copies of the originals.
+- Loop counters are ``c0, c1, ...``, or ``hx_c0, ...`` when the file already uses such a name.
+- The macros the loop bounds use (``floord``, ``hx_min``, ``hx_max``) are defined once, before the
+  first function that changed, each guarded by ``#ifndef``.
+- The analysis sees the source after preprocessing, so a bound written ``NI`` is generated as the
+  value ``NI`` had then (``-D`` flags included): build the output with the same macros.
+
+The output is deterministic: the same text, analysis and options give the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import islpy as isl
+
+from core_compiler.analysis import FileAnalysis, ScopAnalysis
+from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, MarkHook
+from core_compiler.codegen.statements import ArrayLayout, StatementPrinter, extent_c
+from core_compiler.cpu import PARALLEL_MARK, CpuOptions, cpu_program
+from core_compiler.frontend import ir
+from core_compiler.schedule import ScheduleOptions, compute_schedule
+from core_compiler.scop.affine import isl_name
+from core_compiler.scop.model import Scop
+from core_compiler.source import SourceRange
+
+_T: Any = isl.ast_node_type
+OMP_PRAGMA = "#pragma omp parallel for"
+INDENT = "  "
+_MAX_COUNTERS = 64  # loop counters named per SCoP (isl picks its own names past these)
+_PREFIXES = ("c", "hx_c", *(f"hx{k}_c" for k in range(1000)))
+
+
+@dataclass(frozen=True)
+class COptions:
+    cpu: CpuOptions = field(default_factory=CpuOptions)
+    schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
+    openmp: bool = False  # print `#pragma omp parallel for` over loops marked parallel
+
+
+@dataclass(frozen=True)
+class CScopCode:
+    """The replacement text of one SCoP."""
+
+    scop: str  # "kernel_gemm#scop0"
+    function: str
+    range: SourceRange  # what it replaces
+    text: str  # unindented; the splice indents it like the SCoP's first line
+    parallel_loops: int  # loops printed under `#pragma omp parallel for`
+    uses_malloc: bool  # expanded local scalars: the file needs <stdlib.h>
+
+
+@dataclass(frozen=True)
+class CFile:
+    source: str
+    scops: tuple[CScopCode, ...]
+
+
+def generate_c(fa: FileAnalysis, text: str, options: COptions | None = None) -> CFile:
+    """`text` (the source `fa` was analysed from) with every SCoP of `fa` replaced."""
+    options = options or COptions()
+    here = Path(fa.path).resolve()
+    taken = frozenset(re.findall(r"[A-Za-z_]\w*", text))
+    chosen = [(f, sa) for f in fa.functions for sa in f.scops if Path(sa.scop.range.file).resolve() == here]
+    if not chosen:
+        return CFile(text, ())
+    pieces = [scop_code(sa, options, taken) for _, sa in chosen]
+    first_line = min(f.function.range.line for f, _ in chosen)
+    preamble = preamble_text(any(p.uses_malloc for p in pieces))
+    return CFile(splice(text, pieces, first_line, preamble), tuple(pieces))
+
+
+def scop_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str] = frozenset()) -> CScopCode:
+    """The replacement of one SCoP; loop counters avoid the identifiers in `taken`."""
+    scop = sa.scop
+    program = cpu_program(scop, compute_schedule(scop, sa.deps, options.schedule), options.cpu)
+    ast = _ast(scop, program.schedule, taken)
+    printer = StatementPrinter(scop, "c", scalars_by_pointer=False)
+    pragmas: list[int] = []
+    mark = _omp_mark(printer, pragmas) if options.openmp else None
+    body = CPrinter(printer.user, mark).print(ast, 1)
+    expanded = [lay for lay in printer.arrays.values() if _expanded(lay)]
+    lines = [_banner(scop, options), *outer_declarations(scop), "{"]
+    lines += [INDENT + ln for ln in _aliases(scop)]
+    lines += [INDENT + _allocation(lay) for lay in expanded]
+    lines += body
+    lines += [f"{INDENT}free({lay.name});" for lay in expanded]
+    lines.append("}")
+    text = "\n".join(lines)
+    return CScopCode(scop.name, scop.function, scop.range, text, len(pragmas), bool(expanded))
+
+
+def _ast(scop: Scop, schedule: isl.Schedule, taken: frozenset[str]) -> isl.AstNode:
+    """The AST of the CPU schedule, its counters named ``c0, c1, ...`` unless the file uses one
+    of those names (an array ``c1``, say): then ``hx_c0, ...``."""
+    prefix = next(p for p in _PREFIXES if not any(re.fullmatch(rf"{p}\d+", t) for t in taken))
+    ids = isl.IdList.alloc(scop.ctx, _MAX_COUNTERS)
+    for k in range(_MAX_COUNTERS):
+        ids = ids.add(isl.Id(f"{prefix}{k}", context=scop.ctx))
+    build = isl.AstBuild.from_context(scop.context.params()).set_iterators(ids)
+    return build.node_from_schedule(schedule)
+
+
+def _banner(scop: Scop, options: COptions) -> str:
+    tile = options.cpu.tile_size
+    parts = [scop.name, f"tiled {tile}" if tile > 1 else "not tiled"]
+    if options.openmp:
+        parts.append("OpenMP")
+    return f"/* hexplore: {', '.join(parts)} */"
+
+
+def _omp_mark(printer: StatementPrinter, pragmas: list[int]) -> MarkHook:
+    """The mark hook: a `parallel` mark over a `for` becomes an OpenMP loop."""
+
+    def mark(name: str, node: isl.AstNode, depth: int) -> list[str] | None:
+        child = node.mark_get_node()
+        if name != PARALLEL_MARK or child.get_type() != _T.for_:
+            return None
+        pragmas.append(depth)
+        inner = CPrinter(printer.user, mark)
+        return [INDENT * depth + OMP_PRAGMA, *inner.print(child, depth)]
+
+    return mark
+
+
+# ------------------------------------------------------------------------------- declarations
+
+
+def outer_declarations(scop: Scop) -> list[str]:
+    """Scalars declared at the SCoP's top level (outside its loops), now declared before it."""
+    seen: dict[str, str] = {}
+    for s in scop.region.stmts:
+        if isinstance(s, ir.Decl):
+            seen.setdefault(s.name, str(s.type))
+    for a in scop.arrays:
+        if a.kind == "local-scalar" and not a.extents:
+            seen.setdefault(a.name, a.elem_type)
+    return [f"{ctype} {name};" for name, ctype in seen.items()]
+
+
+def _expanded(lay: ArrayLayout) -> bool:
+    return lay.decl.kind == "local-scalar" and bool(lay.extent)
+
+
+def _allocation(lay: ArrayLayout) -> str:
+    elem = lay.decl.elem_type
+    count = " * ".join(f"(size_t)hx_max(1, {extent_c(e)})" for e in lay.extent)
+    return f"{elem} *{lay.name} = ({elem} *)malloc(sizeof({elem}) * {count});"
+
+
+def _aliases(scop: Scop) -> list[str]:
+    """The names isl and the statement printer use for parameters whose C name differs."""
+    names: dict[str, str] = {}
+    for p in scop.params:
+        if isl_name(p) != p:
+            names.setdefault(isl_name(p), p)
+    for p in (*scop.params, *(n for n, _ in scop.region.readonly_scalars)):
+        if "." in p:
+            names.setdefault(p.replace(".", "_"), p)
+    return [f"__typeof__({c}) {alias} = {c};" for alias, c in sorted(names.items())]
+
+
+# ------------------------------------------------------------------------------------ splicing
+
+
+def preamble_text(uses_malloc: bool) -> str:
+    """`C_PREAMBLE` with each macro guarded, so a file that defines one keeps its own."""
+    lines = ["/* hexplore: macros used by the generated loop bounds */"]
+    if uses_malloc:
+        lines.append("#include <stdlib.h>")
+    for line in C_PREAMBLE.splitlines():
+        match = re.match(r"#define (\w+)", line)
+        if match:
+            lines += [f"#ifndef {match.group(1)}", line, "#endif"]
+    return "\n".join(lines) + "\n\n"
+
+
+def splice(text: str, pieces: list[CScopCode], preamble_line: int, preamble: str) -> str:
+    """Replace each piece's range in `text` (clang columns count bytes) and add the preamble."""
+    data = text.encode("utf-8")
+    starts = _line_starts(data)
+    edits = [(starts[preamble_line - 1], starts[preamble_line - 1], preamble.encode())]
+    for p in pieces:
+        r = p.range
+        begin = starts[r.line - 1] + r.col - 1
+        end = starts[r.end_line - 1] + r.end_col - 1
+        if data[end : end + 1] == b";":  # clang's range of `for (...) x = y;` stops before `;`
+            end += 1
+        indent = _indent(data[starts[r.line - 1] : begin])
+        edits.append((begin, end, p.text.replace("\n", "\n" + indent).encode()))
+    out = data
+    for begin, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:begin] + new + out[end:]
+    return out.decode("utf-8")
+
+
+def _line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    starts += [m.end() for m in re.finditer(rb"\n", data)]
+    return starts
+
+
+def _indent(prefix: bytes) -> str:
+    """The whitespace before the SCoP on its first line (all of it, when only whitespace)."""
+    text = prefix.decode("utf-8", errors="replace")
+    return text if not text.strip() else text[: len(text) - len(text.lstrip())]

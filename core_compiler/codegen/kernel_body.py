@@ -1,0 +1,107 @@
+"""Kernel bodies for OpenCL and CUDA: statements, shared/register copies and barriers.
+
+A parallel kernel's AST calls statements with their extended instance
+``S0(i…, T…, X…)`` (iterators, tile origins, thread-mapped schedule values), the copies
+``load_shared_A(T…, a…)``, ``store_private_C(T_block…, X…, a…)`` and barriers ``sync99(T…)``.
+Accesses to a promoted array go to its local copy: ``shared_A[a0 - off0(T)][a1 - off1(T)]`` or
+``private_C[(X0 - T0) / 16][(X1 - T1) / 32]`` (the thread's iteration number in its share of the tile).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import islpy as isl
+
+from core_compiler.codegen.ast_print import CPrinter, call_parts, expr_c
+from core_compiler.codegen.statements import StatementPrinter, affine_c
+from core_compiler.gpu import Kernel, Phase
+from core_compiler.memory import Promotion
+from core_compiler.scop.model import Scop
+from core_compiler.scop.region import AccessInfo
+
+
+@dataclass(frozen=True)
+class Dialect:
+    barrier: str
+    shared: str  # qualifier of a block-local array
+
+
+OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local")
+CUDA = Dialect("__syncthreads();", "__shared__")
+
+
+class KernelPrinter(StatementPrinter):
+    def __init__(self, scop: Scop, kernel: Kernel, dialect: Dialect) -> None:
+        super().__init__(scop, "flat")
+        self.kernel = kernel
+        self.dialect = dialect
+        self.promoted = {p.array: p for p in kernel.promotions}
+        self._tiles: list[str] = []
+        self._threads: list[str] = []
+
+    def declarations(self) -> list[str]:
+        out = []
+        for p in self.kernel.promotions:
+            dims = "".join(f"[{s}]" for s in p.size)
+            qual = f"{self.dialect.shared} " if p.place == "shared" else ""
+            out.append(f"{qual}{p.elem_type} {p.local}{dims};")
+        return out
+
+    def user(self, expr: isl.AstExpr) -> list[str]:
+        name, args = call_parts(expr)
+        texts = [f"({expr_c(a)})" for a in args]
+        if name in self.kernel.phases:
+            return self.phase(self.kernel.phases[name], texts)
+        if name.startswith(("load_", "store_")):
+            return [self.copy(name, texts)]
+        stmt = self.scop.statement(name)
+        n = len(stmt.iterators)
+        sh = self.kernel.shape
+        self._tiles = texts[n : n + sh.n_tiled]
+        self._threads = texts[n + sh.n_tiled :]
+        subst = dict(zip(stmt.iterators, texts[:n], strict=True))
+        return [self.assign(stmt, subst)]
+
+    def phase(self, phase: Phase, args: list[str]) -> list[str]:
+        if phase.ast is None:
+            return [self.dialect.barrier]
+        tiles = [f"  int T{k} = {args[pos]};" for k, pos in enumerate(phase.tiles)]
+        return ["{", *tiles, *CPrinter(self.user).print(phase.ast, 1), "}"]
+
+    def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
+        p = self.promoted.get(info.array)
+        if p is None:
+            return super().access(info, subst)
+        idx = [affine_c(a, subst) for a in info.indices]
+        return self.local(p, idx, self._tiles, self._threads)
+
+    def local(self, p: Promotion, idx: list[str], tiles: list[str], threads: list[str]) -> str:
+        if p.place == "shared":
+            offs = [_substitute(expr_c(o), tiles) for o in p.offset]
+            return p.local + "".join(f"[{i} - ({o})]" for i, o in zip(idx, offs, strict=True))
+        blocks = self.kernel.shape.block
+        return p.local + "".join(
+            f"[(({x}) - ({t})) / {b}]" for x, t, b in zip(threads, tiles, blocks, strict=False)
+        )
+
+    def copy(self, name: str, args: list[str]) -> str:
+        direction, _, local = name.partition("_")
+        p = next(q for q in self.kernel.promotions if q.local == local)
+        sh = self.kernel.shape
+        rank = p.read.dim(isl.dim_type.out)
+        elems = args[len(args) - rank :]
+        if p.place == "shared":
+            here = self.local(p, elems, args[: sh.n_tiled], [])
+        else:
+            here = self.local(p, elems, args[: sh.n_block], args[sh.n_block : sh.n_block + sh.n_thread])
+        there = self.element(p.array, elems)
+        return f"{here} = {there};" if direction == "load" else f"{there} = {here};"
+
+
+_TILE = re.compile(r"\bT(\d+)\b")
+
+
+def _substitute(text: str, tiles: list[str]) -> str:
+    return _TILE.sub(lambda m: tiles[int(m.group(1))], text)

@@ -1,0 +1,302 @@
+"""Statement instances as LLVM IR: the source assignment, typed as C types it, with every array
+access an address in a flat, row-major buffer.
+
+Addresses follow the ``"flat"`` layout of `codegen/statements.py`: ``A[i][j]`` of a ``double
+A[n][m]`` is element ``i * m + j`` of the buffer ``A``; scalars written in the nest are one-element
+buffers; local scalars expanded over their loops are buffers indexed from the lower bound of what
+is accessed. Index arithmetic is in the index type (``i64`` on the CPU), like the isl AST's.
+
+`Scope` is what a statement can see: integer names (parameters under their C and isl names, AST
+iterators, GPU ids), read-only floating scalars, and array base pointers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+import islpy as isl
+import llvmlite.ir as ir
+
+from core_compiler.codegen.statements import ArrayLayout, array_layouts
+from core_compiler.frontend import ir as cir
+from core_compiler.llvm import c_types as ct
+from core_compiler.llvm.c_types import CValue
+from core_compiler.llvm.isl_expr import lower_expr
+from core_compiler.llvm.math_calls import MathLibrary
+from core_compiler.scop.affine import Affine, is_atom
+from core_compiler.scop.model import Scop, Statement
+from core_compiler.scop.region import AccessInfo
+
+Redirect = Callable[[ir.IRBuilder, list[ir.Value]], ir.Value]
+
+
+@dataclass(frozen=True)
+class Scope:
+    ints: Mapping[str, ir.Value]  # index-typed: parameters, AST iterators, h*, b*, t*, o*
+    scalars: Mapping[str, CValue] = field(default_factory=dict)  # read-only scalars
+    arrays: Mapping[str, ir.Value] = field(default_factory=dict)  # base pointers
+    # array -> the address of an element (source subscripts) in a local copy: shared, registers
+    redirect: Mapping[str, Redirect] = field(default_factory=dict)
+
+    def with_int(self, name: str, value: ir.Value) -> Scope:
+        return replace(self, ints={**self.ints, name: value})
+
+
+class UnsupportedExpression(ValueError):
+    """A statement expression the LLVM backend does not lower."""
+
+
+class StatementLowering:
+    """Lowers statement instances of one SCoP; holds what does not change between instances."""
+
+    def __init__(self, scop: Scop, math: MathLibrary, ity: ir.IntType) -> None:
+        self.scop = scop
+        self.math = math
+        self.ity = ity
+        self.layouts: dict[str, ArrayLayout] = array_layouts(scop)
+        self.accesses: dict[str, dict[object, AccessInfo]] = {
+            s.name: {a.info.node: a.info for a in (*s.reads, *s.writes)} for s in scop.statements
+        }
+        self._atoms: dict[str, tuple[isl.AstExpr, tuple[str, ...]]] = {}
+
+    def assign(self, b: ir.IRBuilder, stmt: Statement, iters: Mapping[str, ir.Value], scope: Scope) -> None:
+        """Emit ``target op= value`` for the instance whose iterators have the values `iters`."""
+        node = stmt.info.node
+        e = _Exprs(self, b, scope, iters, self.accesses[stmt.name])
+        ptr, ctype = e.address(node.target)
+        rhs = e.expr(node.value)
+        if node.op != "=":
+            old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
+            rhs = e.binary(node.op[:-1], old, rhs)
+        b.store(ct.convert(b, rhs, ctype).value, ptr, align=_align(ctype))
+
+    # ------------------------------------------------------------------------- addresses
+
+    def element(self, b: ir.IRBuilder, info: AccessInfo, iters: Mapping[str, ir.Value], scope: Scope) -> ir.Value:
+        """The address of the element `info` accesses (in a local copy when `scope` redirects)."""
+        names = {**scope.ints, **iters}
+        idx = [self.affine(b, a, names) for a in info.indices]
+        local = scope.redirect.get(info.array)
+        return local(b, idx) if local is not None else self.element_at(b, info.array, idx, scope)
+
+    def element_at(self, b: ir.IRBuilder, array: str, idx: list[ir.Value], scope: Scope) -> ir.Value:
+        """The address of ``array[idx...]`` (source subscripts) in its flat buffer."""
+        lay = self.layouts[array]
+        if lay.is_scalar:
+            idx = [i if lo is None else b.sub(i, lower_expr(b, lo, scope.ints, self.ity))
+                   for i, lo in zip(idx, lay.lower, strict=True)]  # fmt: skip
+            extents = [None if e is None or isinstance(e, str) else lower_expr(b, e, scope.ints, self.ity)
+                       for e in lay.extent]  # fmt: skip
+        else:
+            extents = [None if e is None else self.affine(b, e, scope.ints) for e in lay.decl.extents]
+        if any(e is None for e in extents[1:]):
+            raise UnsupportedExpression(f"array `{array}` has an inner dimension of unknown size")
+        linear = linearize(b, idx, [e for e in extents[1:] if e is not None], self.ity)
+        elem = ct.llvm_type(lay.decl.elem_type)
+        return b.gep(scope.arrays[array], [linear], inbounds=True, source_etype=elem)
+
+    def affine(self, b: ir.IRBuilder, a: Affine, names: Mapping[str, ir.Value]) -> ir.Value:
+        out: ir.Value = ir.Constant(self.ity, a.const)
+        for name, coeff in a.coeffs:
+            term = self.atom(b, name, names) if is_atom(name) else names[name]
+            if coeff != 1:
+                term = b.mul(ir.Constant(self.ity, coeff), term, flags=["nsw"])
+            out = b.add(out, term, flags=["nsw"])
+        return out
+
+    def atom(self, b: ir.IRBuilder, text: str, names: Mapping[str, ir.Value]) -> ir.Value:
+        """A ``floor((i)/2)`` or ``((i) mod 2)`` term, through isl's own AST expression for it."""
+        if text not in self._atoms:
+            ids = tuple(sorted(set(re.findall(r"[A-Za-z_]\w*", text)) - {"floor", "mod"}))
+            pa = isl.PwAff.read_from_str(self.scop.ctx, f"[{', '.join(ids)}] -> {{ [({text})] }}")
+            build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space()))
+            self._atoms[text] = (build.expr_from_pw_aff(pa), ids)
+        expr, _ = self._atoms[text]
+        return lower_expr(b, expr, names, self.ity)
+
+
+def linearize(b: ir.IRBuilder, idx: list[ir.Value], inner: list[ir.Value], ity: ir.IntType) -> ir.Value:
+    """Row-major: ``((i0 * e1 + i1) * e2 + i2)`` for the inner extents ``e1, e2``."""
+    linear = idx[0] if idx else ir.Constant(ity, 0)
+    for i, ext in zip(idx[1:], inner, strict=True):
+        linear = b.add(b.mul(linear, ext, flags=["nsw"]), i, flags=["nsw"])
+    return linear
+
+
+def _align(ctype: str) -> int:
+    t = ct.llvm_type(ctype)
+    return max(1, t.width // 8) if isinstance(t, ir.IntType) else (8 if ct.canonical(ctype) == "double" else 4)
+
+
+@dataclass(frozen=True)
+class _Exprs:
+    """The expressions of one statement instance."""
+
+    owner: StatementLowering
+    b: ir.IRBuilder
+    scope: Scope
+    iters: Mapping[str, ir.Value]
+    acc: Mapping[object, AccessInfo]
+
+    def address(self, e: cir.Expr) -> tuple[ir.Value, str]:
+        info = self.acc.get(e)
+        if info is None:
+            raise UnsupportedExpression(f"`{e}` is not an access of the SCoP")
+        decl = self.owner.layouts[info.array].decl
+        return self.owner.element(self.b, info, self.iters, self.scope), decl.elem_type
+
+    def expr(self, e: cir.Expr) -> CValue:
+        handler = _HANDLERS.get(type(e))
+        if handler is None:
+            raise UnsupportedExpression(f"cannot lower `{e}`")
+        return handler(self, e)
+
+    def literal_int(self, e: cir.IntLit) -> CValue:
+        ctype = "int" if -(2**31) <= e.value < 2**31 else "long"
+        return CValue(ir.Constant(ct.llvm_type(ctype), e.value), ctype)
+
+    def literal_float(self, e: cir.FloatLit) -> CValue:
+        ctype = "float" if e.text.lower().endswith("f") and not e.text.lower().startswith("0x") else "double"
+        return CValue(ir.Constant(ct.llvm_type(ctype), e.value), ctype)
+
+    def var(self, e: cir.Var) -> CValue:
+        if e.name in self.iters:
+            return self.index_as_int(self.iters[e.name])
+        if e in self.acc:
+            return self.load(e)
+        if e.name in self.scope.scalars:
+            return self.scope.scalars[e.name]
+        if e.name in self.scope.ints:
+            return self.index_as_int(self.scope.ints[e.name])
+        raise UnsupportedExpression(f"`{e.name}` has no value in the generated code")
+
+    def index_as_int(self, v: ir.Value) -> CValue:
+        """Loop counters and parameters are ``int`` in the source."""
+        return ct.convert(self.b, CValue(v, "long" if self.owner.ity.width == 64 else "int"), "int")
+
+    def load(self, e: cir.Expr) -> CValue:
+        ptr, ctype = self.address(e)
+        return CValue(self.b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
+
+    def unary(self, e: cir.Unary) -> CValue:
+        v = self.expr(e.operand)
+        if e.op == "!":
+            return ct.from_truth(self.b, self.b.not_(ct.truth(self.b, v)))
+        v = ct.convert(self.b, v, ct.promoted(v.ctype))
+        if e.op == "-":
+            neg = self.b.fneg(v.value) if ct.is_float(v.ctype) else self.b.neg(v.value)
+            return CValue(neg, v.ctype)
+        if e.op == "~":
+            return CValue(self.b.not_(v.value), v.ctype)
+        return v
+
+    def binary_node(self, e: cir.Binary) -> CValue:
+        if e.op in ("&&", "||"):
+            return self.logical(e)
+        return self.binary(e.op, self.expr(e.lhs), self.expr(e.rhs))
+
+    def binary(self, op: str, x: CValue, y: CValue) -> CValue:
+        if op in ("<<", ">>"):
+            x = ct.convert(self.b, x, ct.promoted(x.ctype))
+            y = ct.convert(self.b, y, x.ctype)
+            shift = self.b.shl if op == "<<" else (self.b.lshr if ct.is_unsigned(x.ctype) else self.b.ashr)
+            return CValue(shift(x.value, y.value), x.ctype)
+        ctype = ct.common_type(x.ctype, y.ctype)
+        x, y = ct.convert(self.b, x, ctype), ct.convert(self.b, y, ctype)
+        if op in _COMPARE:
+            return ct.from_truth(self.b, self.compare(op, x, y))
+        return CValue(_arith(self.b, op, ctype, x.value, y.value), ctype)
+
+    def compare(self, op: str, x: CValue, y: CValue) -> ir.Value:
+        if ct.is_float(x.ctype):
+            return self.b.fcmp_ordered(op, x.value, y.value) if op != "!=" else self.b.fcmp_unordered(op, x.value, y.value)
+        cmp = self.b.icmp_unsigned if ct.is_unsigned(x.ctype) else self.b.icmp_signed
+        return cmp(op, x.value, y.value)
+
+    def logical(self, e: cir.Binary) -> CValue:
+        """``&&``/``||`` short-circuit: the right operand may be out of bounds when skipped."""
+        lhs = ct.truth(self.b, self.expr(e.lhs))
+        start = self.b.block
+        rhs_bb = self.b.append_basic_block("logic.rhs")
+        end = self.b.append_basic_block("logic.end")
+        if e.op == "&&":
+            self.b.cbranch(lhs, rhs_bb, end)
+        else:
+            self.b.cbranch(lhs, end, rhs_bb)
+        self.b.position_at_end(rhs_bb)
+        rhs = ct.truth(self.b, self.expr(e.rhs))
+        rhs_end = self.b.block
+        self.b.branch(end)
+        self.b.position_at_end(end)
+        phi = self.b.phi(ir.IntType(1))
+        phi.add_incoming(ir.Constant(ir.IntType(1), int(e.op == "||")), start)
+        phi.add_incoming(rhs, rhs_end)
+        return ct.from_truth(self.b, phi)
+
+    def ternary(self, e: cir.Ternary) -> CValue:
+        """Only the chosen operand is evaluated, as in C; LLVM turns it into a select when safe."""
+        cond = ct.truth(self.b, self.expr(e.cond))
+        then_bb = self.b.append_basic_block("sel.then")
+        else_bb = self.b.append_basic_block("sel.else")
+        end = self.b.append_basic_block("sel.end")
+        self.b.cbranch(cond, then_bb, else_bb)
+        self.b.position_at_end(then_bb)
+        tv, then_end = self.expr(e.then), self.b.block
+        self.b.position_at_end(else_bb)
+        ev, else_end = self.expr(e.other), self.b.block
+        ctype = ct.common_type(tv.ctype, ev.ctype)
+        incoming = []
+        for v, bb in ((tv, then_end), (ev, else_end)):
+            self.b.position_at_end(bb)
+            incoming.append((ct.convert(self.b, v, ctype).value, self.b.block))
+            self.b.branch(end)
+        self.b.position_at_end(end)
+        phi = self.b.phi(ct.llvm_type(ctype))
+        for v, bb in incoming:
+            phi.add_incoming(v, bb)
+        return CValue(phi, ctype)
+
+    def call(self, e: cir.Call) -> CValue:
+        return self.owner.math.call(self.b, e.name, [self.expr(a) for a in e.args])
+
+    def cast(self, e: cir.Cast) -> CValue:
+        if not isinstance(e.type, cir.Scalar):
+            raise UnsupportedExpression(f"cast to `{e.type}`")
+        return ct.convert(self.b, self.expr(e.operand), e.type.name)
+
+
+_COMPARE = ("<", "<=", ">", ">=", "==", "!=")
+_HANDLERS: dict[type, Callable[[_Exprs, object], CValue]] = {
+    cir.IntLit: _Exprs.literal_int,  # type: ignore[dict-item]
+    cir.FloatLit: _Exprs.literal_float,  # type: ignore[dict-item]
+    cir.Var: _Exprs.var,  # type: ignore[dict-item]
+    cir.Subscript: _Exprs.load,  # type: ignore[dict-item]
+    cir.Unary: _Exprs.unary,  # type: ignore[dict-item]
+    cir.Binary: _Exprs.binary_node,  # type: ignore[dict-item]
+    cir.Ternary: _Exprs.ternary,  # type: ignore[dict-item]
+    cir.Call: _Exprs.call,  # type: ignore[dict-item]
+    cir.Cast: _Exprs.cast,  # type: ignore[dict-item]
+}
+
+
+def _arith(b: ir.IRBuilder, op: str, ctype: str, x: ir.Value, y: ir.Value) -> ir.Value:
+    if ct.is_float(ctype):
+        fops = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv, "%": b.frem}
+        return fops[op](x, y)
+    unsigned = ct.is_unsigned(ctype)
+    flags = [] if unsigned else ["nsw"]
+    iops: dict[str, Callable[[], ir.Value]] = {
+        "+": lambda: b.add(x, y, flags=flags),
+        "-": lambda: b.sub(x, y, flags=flags),
+        "*": lambda: b.mul(x, y, flags=flags),
+        "/": lambda: b.udiv(x, y) if unsigned else b.sdiv(x, y),
+        "%": lambda: b.urem(x, y) if unsigned else b.srem(x, y),
+        "&": lambda: b.and_(x, y),
+        "|": lambda: b.or_(x, y),
+        "^": lambda: b.xor(x, y),
+    }
+    if op not in iops:
+        raise UnsupportedExpression(f"operator `{op}`")
+    return iops[op]()

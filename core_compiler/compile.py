@@ -16,7 +16,7 @@ from core_compiler.codegen.opencl import generate_opencl
 from core_compiler.gpu import GpuProgram, Kernel, MappingOptions, map_to_gpu
 from core_compiler.profitability import decide
 from core_compiler.remarks import Remark, missed, passed
-from core_compiler.schedule import ScheduleOptions, compute_schedule
+from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
 
 TARGETS = ("cuda", "opencl", "c")
 
@@ -38,7 +38,7 @@ def compile_file(
 ) -> CompileResult:
     """`text` is the source `fa` was analysed from (default: the file); only the C target reads it."""
     mapping = mapping or MappingOptions()
-    schedule = schedule or ScheduleOptions()
+    schedule = schedule or ScheduleOptions(parallel_reductions=True)
     if target == "c":
         return compile_c(fa, c_options or COptions(schedule=schedule), text)
     files: dict[str, str] = {}
@@ -50,7 +50,7 @@ def compile_file(
             remarks.append(worth.remark)
             if worth.decision == "cpu" and not always_offload:
                 continue
-            gpu = map_to_gpu(sa.scop, compute_schedule(sa.scop, sa.deps, schedule), mapping)
+            gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, schedule), mapping, sa.deps)
             name = f"{stem}_{f.function.name}" + (f"_{sa.scop.index}" if sa.scop.index else "")
             remarks += mapping_remarks(gpu)
             if target == "cuda":
@@ -115,6 +115,21 @@ def mapping_remarks(gpu: GpuProgram) -> list[Remark]:
                     global_memory={g.array: g.reason for g in k.global_accesses},
                 )
             )
+            for name in sorted(k.atomic):
+                stmt = scop.statement(name)
+                out.append(
+                    passed(
+                        "gpu-mapping",
+                        "ReductionParallelized",
+                        f"the reduction into `{stmt.writes[0].array}` runs in parallel in {k.name}: "
+                        "threads add their values with atomic additions",
+                        stmt.range,
+                        scop.function,
+                        kernel=k.name,
+                        statement=name,
+                        method="atomics",
+                    )
+                )
         else:
             out.append(
                 missed(

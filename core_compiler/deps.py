@@ -78,6 +78,15 @@ class Dependences:
                 out = out.union(isl.UnionMap.from_map(d.relation))
         return out
 
+    def atomic_reductions(self) -> isl.UnionMap:
+        """The self-dependences of `+`/`-` reductions: what atomic additions make harmless."""
+        out = isl.UnionMap.empty(isl.Space.params_alloc(self.scop.ctx, 0))
+        adds = {(r.statement, r.array) for r in self.reductions if r.op == "+"}
+        for d in self.deps:
+            if d.source == d.sink and (d.source, d.array) in adds:
+                out = out.union(isl.UnionMap.from_map(d.relation))
+        return out
+
     def loop(self, loop_id: str) -> LoopParallelism:
         return next(lp for lp in self.loops if lp.loop.id == loop_id)
 
@@ -178,7 +187,7 @@ _REDUCTION_OPS = {"+=": "+", "-=": "+", "*=": "*"}
 _REDUCTION_CALLS = {"fmax": "max", "fmaxf": "max", "max": "max", "fmin": "min", "fminf": "min", "min": "min"}
 
 
-def _reduction_op(node: ir.Assign) -> tuple[str, ir.Expr] | None:
+def reduction_op(node: ir.Assign) -> tuple[str, ir.Expr] | None:
     """The associative operator and the other operand, for ``x += e``, ``x = x * e``, ``x = fmax(x, e)``."""
     if node.op in _REDUCTION_OPS:
         return (_REDUCTION_OPS[node.op], node.value)
@@ -201,7 +210,7 @@ def _reduction_op(node: ir.Assign) -> tuple[str, ir.Expr] | None:
 
 def _reductions(scop: Scop):  # type: ignore[no-untyped-def]
     for s in scop.statements:
-        found = _reduction_op(s.info.node)
+        found = reduction_op(s.info.node)
         if found is None:
             continue
         op, operand = found

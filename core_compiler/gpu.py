@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from core_compiler.deps import Dependences
 from core_compiler.memory import GlobalAccess, KernelShape, MemoryOptions, Promotion, promote
 from core_compiler.scop.model import Scop
 from core_compiler.sizes import Sizes, sizes_for
@@ -58,6 +59,7 @@ class Kernel:
     promotions: tuple[Promotion, ...] = ()
     global_accesses: tuple[GlobalAccess, ...] = ()
     phases: dict[str, Phase] = field(default_factory=dict)  # user nodes of `ast` -> their code
+    atomic: frozenset[str] = frozenset()  # statements whose `+=` runs as an atomic addition
 
     @property
     def name(self) -> str:
@@ -76,9 +78,14 @@ class GpuProgram:
     kernels: tuple[Kernel, ...]
 
 
-def map_to_gpu(scop: Scop, schedule: isl.Schedule, options: MappingOptions = MappingOptions()) -> GpuProgram:
+def map_to_gpu(
+    scop: Scop, schedule: isl.Schedule, options: MappingOptions = MappingOptions(), deps: Dependences | None = None
+) -> GpuProgram:
+    """With `deps`, `+=` reductions that the mapping runs in parallel become atomic additions
+    (needed when the schedule was computed with `parallel_reductions`)."""
     scop.ctx.reset_operations()
-    mapper = _Mapper(scop, options)
+    reductions = deps.atomic_reductions() if deps is not None else None
+    mapper = _Mapper(scop, options, reductions)
     root = mapper.visit(schedule.get_root().child(0)) if schedule.get_root().n_children() else schedule.get_root()
     host_schedule = root.get_schedule()
     host_ast = mapper.host_ast(host_schedule)
@@ -89,6 +96,7 @@ def map_to_gpu(scop: Scop, schedule: isl.Schedule, options: MappingOptions = Map
 class _Mapper:
     scop: Scop
     options: MappingOptions
+    reductions: isl.UnionMap | None
     kernels: list[Kernel] = field(default_factory=list)
     prefixes: dict[str, isl.UnionMap] = field(default_factory=dict)  # kernel -> host values
 
@@ -132,17 +140,18 @@ class _Mapper:
         if not parallel or sched.is_empty():
             ast = isl.AstBuild.from_context(self.scop.context.params()).node_from_schedule_map(sched)
             return Kernel(index, False, stmts, host, (), (), 0, ast, (), (), ())
-        shape, promotions, kept, ast, phases = self.parallel_body(node, index, sched, host)
+        atomic = _atomic_statements(self.reductions, sched, _n_coincident(node))
+        shape, promotions, kept, ast, phases = self.parallel_body(node, index, sched, host, atomic)
         gmin, gmax = _grid(self.scop.ctx, sched, shape.tile[: shape.n_block], shape.n_block, host)
         partial = node.band_get_partial_schedule()
         members = tuple(str(partial.get_at(k)) for k in range(shape.n_thread))
         return Kernel(
             index, True, stmts, host, shape.tile[: shape.n_block], shape.block, shape.n_block, ast,
-            gmin, gmax, members, shape, promotions, kept, phases,
+            gmin, gmax, members, shape, promotions, kept, phases, atomic,
         )
 
     def parallel_body(
-        self, node: isl.ScheduleNode, index: int, sched: isl.UnionMap, host: tuple[str, ...]
+        self, node: isl.ScheduleNode, index: int, sched: isl.UnionMap, host: tuple[str, ...], atomic: frozenset[str]
     ) -> tuple[KernelShape, tuple[Promotion, ...], tuple[GlobalAccess, ...], isl.AstNode, dict[str, Phase]]:
         """Tile the whole band and promote; where isl's budget runs out (skewed stencils), fall
         back to global memory, then to tiling only the parallel members."""
@@ -153,7 +162,7 @@ class _Mapper:
             try:
                 shape = self.shape(node, index, whole_band)
                 ext = _extended_instances(sched, shape)
-                promotions, kept = promote(self.scop, ext, shape, sched, memory)
+                promotions, kept = promote(self.scop, ext, shape, sched, memory, atomic)
                 kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions)
                 ast, phases = _phased_ast(self.scop, host, shape, kernel_sched)
             except isl.Error:
@@ -269,6 +278,28 @@ def _fix_prefix(prefix: isl.UnionMap, host: tuple[str, ...]) -> isl.UnionSet:
     eqs = " and ".join(f"x{k} = {h}" for k, h in enumerate(host))
     pinned = isl.Set.read_from_str(ctx, f"[{', '.join(host)}] -> {{ [{dims}] : {eqs} }}")
     return prefix.intersect_range(isl.UnionSet.from_set(pinned)).domain()
+
+
+def _atomic_statements(reductions: isl.UnionMap | None, sched: isl.UnionMap, n_mapped: int) -> frozenset[str]:
+    """Reduction statements whose self-dependence crosses the block/thread-mapped members."""
+    if reductions is None or n_mapped == 0:
+        return frozenset()
+    out = set()
+    for m in _maps(reductions.intersect_domain(sched.domain())):
+        distances = isl.UnionMap.from_map(m).apply_domain(sched).apply_range(sched).deltas()
+        for d in _sets(distances):
+            same = " and ".join(f"d{k} = 0" for k in range(n_mapped))
+            dims = ", ".join(f"d{k}" for k in range(d.dim(isl.dim_type.set)))
+            zero = isl.Set.read_from_str(d.get_ctx(), f"{{ [{dims}] : {same} }}")
+            if not d.reset_tuple_id().is_subset(zero):
+                out.add(m.get_tuple_name(isl.dim_type.in_))
+    return frozenset(out)
+
+
+def _sets(us: isl.UnionSet) -> list[isl.Set]:
+    out: list[isl.Set] = []
+    us.foreach_set(out.append)
+    return out
 
 
 def _extended_instances(sched: isl.UnionMap, shape: KernelShape) -> dict[str, isl.Map]:

@@ -86,11 +86,16 @@ def promote(
     shape: KernelShape,
     sched: isl.UnionMap,  # original instance -> kernel schedule dims x*
     options: MemoryOptions,
+    atomic: frozenset[str] = frozenset(),
 ) -> tuple[tuple[Promotion, ...], tuple[GlobalAccess, ...]]:
-    """Decide a place for every array the kernel touches."""
+    """Decide a place for every array the kernel touches; arrays updated atomically stay global."""
     promoted: list[Promotion] = []
     kept: list[GlobalAccess] = []
+    atomic_arrays = {w.array for s in scop.statements if s.name in atomic for w in s.writes}
     for array in _arrays(scop, ext):
+        if array in atomic_arrays:
+            kept.append(GlobalAccess(array, "threads add to it atomically"))
+            continue
         reads, writes = _accesses(scop, ext, array)
         scop.ctx.reset_operations()  # each array gets isl's whole budget
         try:

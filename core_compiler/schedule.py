@@ -7,7 +7,7 @@ outer coincidence on, so that parallel loops come out as leading coincident band
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import islpy as isl
@@ -20,6 +20,9 @@ from core_compiler.scop.model import Scop
 class ScheduleOptions:
     fusion: str = "max"  # "max" | "min"
     outer_coincidence: bool = True
+    # Let loops that only carry `+=` reductions be parallel; `map_to_gpu(..., deps=...)` then makes
+    # those updates atomic. Only for callers that pass the dependences on to the mapping.
+    parallel_reductions: bool = False
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = ScheduleOptions()) -> isl.Schedule:
@@ -33,10 +36,33 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = S
         isl.ScheduleConstraints.on_domain(scop.domains())
         .set_context(scop.context)
         .set_validity(validity)
-        .set_coincidence(validity)
+        .set_coincidence(validity.subtract(deps.atomic_reductions()) if options.parallel_reductions else validity)
         .set_proximity(validity)
     )
     return constraints.compute_schedule()
+
+
+def compute_gpu_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = ScheduleOptions()) -> isl.Schedule:
+    """The strict schedule, unless some statement gets no parallel loop and `options` allows
+    parallel reductions: then reductions may run in parallel (with atomics, see `map_to_gpu`)."""
+    strict = compute_schedule(scop, deps, replace(options, parallel_reductions=False))
+    if not options.parallel_reductions or deps.atomic_reductions().is_empty() or _all_parallel(strict):
+        return strict
+    return compute_schedule(scop, deps, options)
+
+
+def _all_parallel(schedule: isl.Schedule) -> bool:
+    """Every statement instance lies below a band whose outermost member is parallel."""
+    covered = [isl.UnionSet.empty(schedule.get_domain().get_space())]
+
+    def visit(n: isl.ScheduleNode) -> bool:
+        if n.get_type() == isl.schedule_node_type.band and n.band_n_member() and n.band_member_get_coincident(0):
+            covered[0] = covered[0].union(n.get_domain())
+            return False
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return schedule.get_domain().is_subset(covered[0])
 
 
 def original_schedule(scop: Scop) -> isl.Schedule:

@@ -16,9 +16,10 @@ import islpy as isl
 
 from core_compiler.codegen.ast_print import CPrinter, call_parts, expr_c
 from core_compiler.codegen.statements import StatementPrinter, affine_c
+from core_compiler.deps import reduction_op
 from core_compiler.gpu import Kernel, Phase
 from core_compiler.memory import Promotion
-from core_compiler.scop.model import Scop
+from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo
 
 
@@ -26,10 +27,27 @@ from core_compiler.scop.region import AccessInfo
 class Dialect:
     barrier: str
     shared: str  # qualifier of a block-local array
+    atomic_add: str  # format with `ctype`: the function adding to a global element atomically
 
 
-OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local")
-CUDA = Dialect("__syncthreads();", "__shared__")
+OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local", "hx_atomic_add_{ctype}")
+CUDA = Dialect("__syncthreads();", "__shared__", "atomicAdd")
+
+# OpenCL has no floating-point atomic addition: compare-and-swap on the bits (64-bit atomics are
+# the cl_khr_int64_base_atomics extension, which PoCL and every GPU driver provide).
+OPENCL_ATOMICS = """#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+inline void hx_atomic_add_double(__global double *p, double v) {
+  __global volatile long *q = (__global volatile long *)p;
+  long old = *q, seen;
+  while ((seen = atom_cmpxchg(q, old, as_long(as_double(old) + v))) != old) old = seen;
+}
+inline void hx_atomic_add_float(__global float *p, float v) {
+  __global volatile int *q = (__global volatile int *)p;
+  int old = *q, seen;
+  while ((seen = atomic_cmpxchg(q, old, as_int(as_float(old) + v))) != old) old = seen;
+}
+inline void hx_atomic_add_int(__global int *p, int v) { atomic_add(p, v); }
+"""
 
 
 class KernelPrinter(StatementPrinter):
@@ -63,6 +81,19 @@ class KernelPrinter(StatementPrinter):
         self._threads = texts[n + sh.n_tiled :]
         subst = dict(zip(stmt.iterators, texts[:n], strict=True))
         return [self.assign(stmt, subst)]
+
+    def assign(self, stmt: Statement, subst: dict[str, str]) -> str:
+        if stmt.name not in self.kernel.atomic:
+            return super().assign(stmt, subst)
+        node = stmt.info.node
+        found = reduction_op(node)
+        assert found is not None and found[0] == "+", f"{stmt.name} is not an addition"
+        acc = self._accesses[stmt.name]
+        value = self.expr(found[1], subst, acc)
+        if node.op == "-=":
+            value = f"-({value})"
+        ctype = self.arrays[stmt.writes[0].array].decl.elem_type.split()[-1]
+        return f"{self.dialect.atomic_add.format(ctype=ctype)}(&{self.expr(node.target, subst, acc)}, {value});"
 
     def phase(self, phase: Phase, args: list[str]) -> list[str]:
         if phase.ast is None:

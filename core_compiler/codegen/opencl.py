@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter
-from core_compiler.codegen.kernel_body import OPENCL, KernelPrinter
+from core_compiler.codegen.kernel_body import OPENCL, OPENCL_ATOMICS, KernelPrinter
 from core_compiler.codegen.statements import StatementPrinter
 from core_compiler.gpu import GpuProgram, Kernel
 
@@ -47,6 +47,8 @@ def generate_opencl(gpu: GpuProgram) -> DeviceProgram:
         "#pragma OPENCL EXTENSION cl_khr_fp64 : enable",
         C_PREAMBLE,
     ]
+    if any(k.atomic for k in gpu.kernels):
+        parts.append(OPENCL_ATOMICS)
     args = {}
     for k in gpu.kernels:
         args[k.name] = kernel_args(gpu, k)

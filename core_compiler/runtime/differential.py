@@ -28,7 +28,7 @@ from core_compiler.runtime.gpu_opencl import run_program_opencl
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import BuildOptions, ReferenceResult, run_reference
 from core_compiler.runtime.signature import layout_for_source
-from core_compiler.schedule import ScheduleOptions, compute_schedule
+from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
 
 
 class NotCheckable(Exception):
@@ -65,7 +65,8 @@ def check_opencl(
     ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
     prologue = _prologue_values(fn.function, sa, {**ints, **floats})
     floats.update({k: float(v) for k, v in prologue.items()})
-    gpu = map_to_gpu(sa.scop, compute_schedule(sa.scop, sa.deps, schedule or ScheduleOptions()), mapping or MappingOptions())
+    schedule = schedule or ScheduleOptions(parallel_reductions=True)
+    gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, schedule), mapping or MappingOptions(), sa.deps)
     program = generate_opencl(gpu)
     arrays = {s.name: np.array(inputs[s.name], copy=True) for s in layout.arrays}
     result = run_program_opencl(program, arrays, ints, floats, initial_scalars=prologue)

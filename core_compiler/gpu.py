@@ -19,6 +19,7 @@ import islpy as isl
 
 from core_compiler.deps import Dependences
 from core_compiler.memory import GlobalAccess, KernelShape, MemoryOptions, Promotion, promote
+from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
 from core_compiler.sizes import Sizes, sizes_for
 
@@ -215,6 +216,8 @@ class _Mapper:
             # have folded a single-iteration host loop away, so go through the instances).
             name = current[-1]
             to_host = b.get_schedule().reverse().apply_range(self.prefixes[name])
+            if to_host.is_empty():  # a kernel none of whose instances ever run
+                return isl.AstNode.user_from_expr(isl.AstExpr.from_id(isl.Id(name, context=ctx)).call(isl.AstExprList.alloc(ctx, 0)))
             pma = isl.PwMultiAff.from_map(isl.Map.from_union_map(to_host).coalesce())
             pma = pma.set_tuple_id(isl.dim_type.out, isl.Id(name, context=ctx))
             return isl.AstNode.user_from_expr(b.call_from_pw_multi_aff(pma))
@@ -294,6 +297,11 @@ def _atomic_statements(reductions: isl.UnionMap | None, sched: isl.UnionMap, n_m
             if not d.reset_tuple_id().is_subset(zero):
                 out.add(m.get_tuple_name(isl.dim_type.in_))
     return frozenset(out)
+
+
+def _isl_params(scop: Scop) -> list[str]:
+    """The parameters as isl spells them (`min` is an isl keyword: `min_`)."""
+    return [isl_name(p) for p in scop.params]
 
 
 def _sets(us: isl.UnionSet) -> list[isl.Set]:
@@ -381,7 +389,7 @@ class _Layout:
 
     def params(self) -> list[str]:
         sh = self.shape
-        return [*self.scop.params, *(f"b{k}" for k in range(sh.n_block)), *(f"t{k}" for k in range(sh.n_thread))]
+        return [*_isl_params(self.scop), *(f"b{k}" for k in range(sh.n_block)), *(f"t{k}" for k in range(sh.n_thread))]
 
 
 def _copies(lay: _Layout, p: Promotion, g: int) -> isl.UnionMap:
@@ -451,7 +459,9 @@ def _phased_ast(
     kernel_sched.foreach_map(maps.append)
     for m in maps:
         rng = m.range()
-        p1, p2 = (int(rng.plain_get_val_if_fixed(isl.dim_type.set, pos).to_python()) for pos in (shape.n_block, n_prefix - 1))
+        if rng.is_empty():
+            continue
+        p1, p2 = (int(rng.dim_min_val(pos).to_python()) for pos in (shape.n_block, n_prefix - 1))
         groups[p1, p2] = groups.get((p1, p2), isl.UnionMap.empty(m.get_space().params())).union(isl.UnionMap.from_map(m))
     outer = isl.UnionMap.empty(kernel_sched.get_space().params())
     phases: dict[str, Phase] = {}
@@ -517,7 +527,7 @@ def _thread_context(
     scop: Scop, host: tuple[str, ...], shape: KernelShape, with_threads: bool = True,
     extra: list[str] | None = None, constraints: list[str] | None = None,
 ) -> isl.Set:
-    params = [*scop.params, *host, *(f"b{k}" for k in range(shape.n_block))]
+    params = [*_isl_params(scop), *host, *(f"b{k}" for k in range(shape.n_block))]
     params += [f"t{k}" for k in range(shape.n_thread)] if with_threads else []
     params += extra or []
     cons = [f"0 <= t{k} < {b}" for k, b in enumerate(shape.block)] if with_threads else []
@@ -536,7 +546,7 @@ def _mapping_set(
     n_block: int,
 ) -> isl.UnionSet:
     """Constraints on the unit's schedule dims: tile = block id, point ≡ thread id (mod block)."""
-    params = [*scop.params, *host]
+    params = [*_isl_params(scop), *host]
     params += [f"b{k}" for k in range(n_block)] + [f"t{k}" for k in range(len(block))]
     dims = [f"x{k}" for k in range(n_dims)]
     cons = []

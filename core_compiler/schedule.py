@@ -32,14 +32,37 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = S
     ctx.set_schedule_serialize_sccs(1 if options.fusion == "min" else 0)
     ctx.set_schedule_whole_component(0)
     validity = deps.union()
+    coincidence = validity
+    if options.parallel_reductions:
+        around = _around_reductions(scop, deps)
+        validity = validity.union(around)
+        coincidence = validity.subtract(deps.atomic_reductions())
     constraints = (
         isl.ScheduleConstraints.on_domain(scop.domains())
         .set_context(scop.context)
         .set_validity(validity)
-        .set_coincidence(validity.subtract(deps.atomic_reductions()) if options.parallel_reductions else validity)
+        .set_coincidence(coincidence)
         .set_proximity(validity)
     )
     return constraints.compute_schedule()
+
+
+def _around_reductions(scop: Scop, deps: Dependences) -> isl.UnionMap:
+    """Memory-based dependences between every instance of a reduction and the other statements
+    touching its array: once the additions are atomic and unordered, *all* of them must finish
+    before a later reader (not only the last one, as the value-based flow says) and start after
+    an earlier one."""
+    order = scop.schedule().lex_lt_union_map(scop.schedule())
+    out = isl.UnionMap.empty(isl.Space.params_alloc(scop.ctx, 0))
+    for r in deps.reductions:
+        if r.op != "+":
+            continue
+        mine = isl.UnionSet.from_set(scop.statement(r.statement).domain)
+        writes = scop.writes(r.array).intersect_domain(mine)
+        others = scop.reads(r.array).union(scop.writes(r.array)).subtract_domain(mine)
+        touching = writes.apply_range(others.reverse())
+        out = out.union(touching.union(touching.reverse()).intersect(order))
+    return out
 
 
 def compute_gpu_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = ScheduleOptions()) -> isl.Schedule:

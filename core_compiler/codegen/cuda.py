@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, call_parts, expr_c
-from core_compiler.codegen.kernel_body import CUDA, KernelPrinter
+from core_compiler.codegen.kernel_body import CUDA, KernelPrinter, isl_aliases
 from core_compiler.codegen.opencl import KernelArgSpec, kernel_args
 from core_compiler.codegen.statements import StatementPrinter, extent_c
 from core_compiler.gpu import GpuProgram, Kernel
@@ -86,6 +86,7 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
         f'extern "C" void {scop.function}({", ".join(fn_params)})',
         "{",
     ]
+    lines += [f"  {a}" for a in isl_aliases(scop)]
     if offload_if is not None:
         lines += _cpu_fallback(gpu, offload_if)
     for a in sorted(scop.arrays, key=lambda a: a.name):

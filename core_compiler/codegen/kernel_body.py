@@ -19,6 +19,7 @@ from core_compiler.codegen.statements import StatementPrinter, affine_c
 from core_compiler.deps import reduction_op
 from core_compiler.gpu import Kernel, Phase
 from core_compiler.memory import Promotion
+from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo
 
@@ -60,7 +61,7 @@ class KernelPrinter(StatementPrinter):
         self._threads: list[str] = []
 
     def declarations(self) -> list[str]:
-        out = []
+        out = isl_aliases(self.scop)
         for p in self.kernel.promotions:
             dims = "".join(f"[{s}]" for s in p.size)
             qual = f"{self.dialect.shared} " if p.place == "shared" else ""
@@ -129,6 +130,11 @@ class KernelPrinter(StatementPrinter):
             here = self.local(p, elems, args[: sh.n_block], args[sh.n_block : sh.n_block + sh.n_thread])
         there = self.element(p.array, elems)
         return f"{here} = {there};" if direction == "load" else f"{there} = {here};"
+
+
+def isl_aliases(scop: Scop) -> list[str]:
+    """isl renames parameters that are isl keywords (`min` -> `min_`); its expressions use that name."""
+    return [f"int {isl_name(p)} = {p};" for p in scop.params if isl_name(p) != p]
 
 
 _TILE = re.compile(r"\bT(\d+)\b")

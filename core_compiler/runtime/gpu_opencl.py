@@ -15,6 +15,7 @@ import numpy as np
 from core_compiler.codegen.ast_print import call_parts, evaluate, walk_host
 from core_compiler.codegen.opencl import DeviceProgram
 from core_compiler.runtime.opencl import BufferArg, Launch, OpenCLResult, ScalarArg, run_opencl
+from core_compiler.scop.affine import isl_name
 
 _DTYPES = {"double": "float64", "float": "float32", "int": "int32", "long": "int64", "unsigned int": "uint32"}
 
@@ -51,7 +52,7 @@ def launches_for(program: DeviceProgram, ints: Mapping[str, int], floats: Mappin
                 kargs.append(ScalarArg(int(values[spec.name]), "int32"))
         out.append(Launch(name, global_size, local_size, tuple(kargs)))
 
-    walk_host(program.gpu.host_ast, dict(ints), on_user)
+    walk_host(program.gpu.host_ast, {**ints, **{isl_name(k): v for k, v in ints.items()}}, on_user)
     return out
 
 

@@ -1,0 +1,129 @@
+#include "atax_kernel.hu"
+#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
+#define hx_min(x, y) ((x) < (y) ? (x) : (y))
+#define hx_max(x, y) ((x) > (y) ? (x) : (y))
+
+__global__ void kernel0(double *__restrict__ A, double *__restrict__ t, double *__restrict__ x, double *__restrict__ y, int m, int n, int o0)
+{
+  int b0 = blockIdx.x + o0;
+  int t0 = threadIdx.x;
+  __shared__ double shared_A[32][32];
+  __shared__ double shared_x[32];
+  if (b0 >= 0 && m >= 32 * b0 + 1) {
+    if (n >= 1) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (0);
+        if (n >= T1 + t0 + 1) {
+          for (int c0 = T0; c0 <= hx_min(T0 + 31, m - 1); c0++) {
+            shared_A[(c0) - ((T0))][(T1 + t0) - ((T1))] = A[((c0)) * (n) + (T1 + t0)];
+          }
+        }
+      }
+      {
+        int T0 = (32 * b0);
+        int T1 = (0);
+        if (n >= T1 + t0 + 1) {
+          shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+        }
+      }
+    }
+    __syncthreads();
+    {
+      int T0 = (32 * b0);
+      int T1 = (0);
+      if (T1 == 0 && m >= T0 + t0 + 1) {
+        t[((T0 + t0) - (0))] = 0.0;
+      }
+      if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
+        for (int c1 = T1; c1 <= hx_min(T1 + 31, n - 1); c1++) {
+          t[((T0 + t0) - (0))] += (shared_A[(T0 + t0) - ((T0))][(c1) - ((T1))] * shared_x[(c1) - ((T1))]);
+        }
+      }
+    }
+    __syncthreads();
+    for (int c2 = 32; c2 < n; c2 += 32) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (n >= T1 + t0 + 1) {
+          for (int c0 = T0; c0 <= hx_min(T0 + 31, m - 1); c0++) {
+            shared_A[(c0) - ((T0))][(T1 + t0) - ((T1))] = A[((c0)) * (n) + (T1 + t0)];
+          }
+        }
+      }
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (n >= T1 + t0 + 1) {
+          shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+        }
+      }
+      __syncthreads();
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (T1 == 0 && m >= T0 + t0 + 1) {
+          t[((T0 + t0) - (0))] = 0.0;
+        }
+        if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
+          for (int c1 = T1; c1 <= hx_min(T1 + 31, n - 1); c1++) {
+            t[((T0 + t0) - (0))] += (shared_A[(T0 + t0) - ((T0))][(c1) - ((T1))] * shared_x[(c1) - ((T1))]);
+          }
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+__global__ void kernel1(double *__restrict__ A, double *__restrict__ t, double *__restrict__ x, double *__restrict__ y, int m, int n, int o0)
+{
+  int b0 = blockIdx.x + o0;
+  int t0 = threadIdx.x;
+  double private_y[1];
+  if (m >= 1 && b0 >= 0 && n >= 32 * b0 + 1) {
+    {
+      int T0 = (32 * b0);
+      int T1 = (0);
+      if (n >= T0 + t0 + 1) {
+        private_y[(((T0 + t0)) - ((T0))) / 32] = y[(T0 + t0)];
+      }
+    }
+  }
+  if (b0 >= 0 && n >= 32 * b0 + 1) {
+    {
+      int T0 = (32 * b0);
+      int T1 = (0);
+      if (T1 == 0 && n >= T0 + t0 + 1) {
+        private_y[(((T0 + t0)) - ((T0))) / 32] = 0.0;
+      }
+      if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
+        for (int c1 = T1; c1 <= hx_min(T1 + 31, m - 1); c1++) {
+          private_y[(((T0 + t0)) - ((T0))) / 32] += (A[((c1)) * (n) + (T0 + t0)] * t[((c1) - (0))]);
+        }
+      }
+    }
+    for (int c2 = 32; c2 < m; c2 += 32) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (T1 == 0 && n >= T0 + t0 + 1) {
+          private_y[(((T0 + t0)) - ((T0))) / 32] = 0.0;
+        }
+        if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
+          for (int c1 = T1; c1 <= hx_min(T1 + 31, m - 1); c1++) {
+            private_y[(((T0 + t0)) - ((T0))) / 32] += (A[((c1)) * (n) + (T0 + t0)] * t[((c1) - (0))]);
+          }
+        }
+      }
+    }
+    {
+      int T0 = (32 * b0);
+      int T1 = (0);
+      if (n >= T0 + t0 + 1) {
+        y[(T0 + t0)] = private_y[(((T0 + t0)) - ((T0))) / 32];
+      }
+    }
+  }
+}

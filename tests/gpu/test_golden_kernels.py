@@ -1,0 +1,57 @@
+"""Golden schedule trees and generated kernels (update with `pytest --update-golden`, review the
+diff). Generated code is deterministic: a change here is a change users see."""
+
+from __future__ import annotations
+
+import pytest
+
+from core_compiler.analysis import analyze_file
+from core_compiler.codegen.cuda import generate_cuda
+from core_compiler.codegen.opencl import generate_opencl
+from core_compiler.gpu import map_to_gpu
+from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
+from tests.conftest import KERNELS
+
+GOLDEN = ["gemm", "2mm", "jacobi_2d", "atax", "dot_norm", "seidel_2d"]
+
+
+def _gpu(name: str):  # type: ignore[no-untyped-def]
+    import json
+
+    entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")
+    fa = analyze_file(str(KERNELS / entry["file"]), only=entry["function"])
+    sa = fa.functions[0].scops[0]
+    schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
+    return schedule, map_to_gpu(sa.scop, schedule, deps=sa.deps)
+
+
+@pytest.mark.parametrize("name", GOLDEN)
+def test_schedule_tree_and_kernels_golden(name: str, golden) -> None:  # type: ignore[no-untyped-def]
+    schedule, gpu = _gpu(name)
+    golden(f"kernels/{name}.tree.txt", render_tree(schedule))
+    golden(f"kernels/{name}.cl", generate_opencl(gpu).source)
+    golden(f"kernels/{name}_kernel.cu", generate_cuda(gpu, name).kernel_cu)
+
+
+def test_matmul_tiles_as_in_the_ppcg_paper() -> None:
+    _, gpu = _gpu("gemm")
+    (k,) = gpu.kernels
+    places = {p.array: (p.place, p.size) for p in k.promotions}
+    assert places == {"A": ("shared", (32, 32)), "B": ("shared", (32, 32)), "C": ("register", (2, 1))}
+    text = generate_cuda(gpu, "gemm").kernel_cu
+    assert "__shared__ double shared_A[32][32];" in text and "double private_C[2][1];" in text
+    assert text.count("__syncthreads();") >= 2
+
+
+def test_no_shared_memory_option_keeps_arrays_global() -> None:
+    from core_compiler.gpu import MappingOptions
+    from core_compiler.memory import MemoryOptions
+
+    fa = analyze_file(str(KERNELS / "gemm.c"), only="kernel_gemm")
+    sa = fa.functions[0].scops[0]
+    schedule = compute_gpu_schedule(sa.scop, sa.deps)
+    gpu = map_to_gpu(sa.scop, schedule, MappingOptions(memory=MemoryOptions(shared=False, private=False)))
+    (k,) = gpu.kernels
+    assert not k.promotions and {g.array for g in k.global_accesses} == {"A", "B", "C"}
+    small = map_to_gpu(sa.scop, schedule, MappingOptions(memory=MemoryOptions(max_shared_bytes=9000)))
+    assert [p.array for p in small.kernels[0].promotions if p.place == "shared"] == ["A"]

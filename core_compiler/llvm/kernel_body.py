@@ -110,6 +110,10 @@ class KernelBody:
         tiles, threads = values[n : n + n_tiled], values[n + n_tiled :]
         redirect = {c.promotion.array: self._redirect(low, c, tiles, threads, scope) for c in self.copies.values()}
         inner = Scope(scope.ints, scope.scalars, scope.arrays, {**scope.redirect, **redirect})
+        if name in self.kernel.atomic:
+            ptr, value = low.statements.reduction_update(low.builder, stmt, dict(zip(stmt.iterators, values[:n], strict=True)), inner)
+            atomic_add(low.builder, ptr, value)
+            return
         low.statements.assign(low.builder, stmt, dict(zip(stmt.iterators, values[:n], strict=True)), inner)
 
     def copy(self, low: AstLowering, name: str, args: list[isl.AstExpr], scope: Scope) -> None:

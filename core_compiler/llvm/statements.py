@@ -20,6 +20,7 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.statements import ArrayLayout, array_layouts
+from core_compiler.deps import reduction_op
 from core_compiler.frontend import ir as cir
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.c_types import CValue
@@ -71,6 +72,20 @@ class StatementLowering:
             old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
             rhs = e.binary(node.op[:-1], old, rhs)
         b.store(ct.convert(b, rhs, ctype).value, ptr, align=_align(ctype))
+
+    def reduction_update(
+        self, b: ir.IRBuilder, stmt: Statement, iters: Mapping[str, ir.Value], scope: Scope
+    ) -> tuple[ir.Value, CValue]:
+        """For a `+=`/`-=` reduction run with atomics: the element's address and what to add."""
+        node = stmt.info.node
+        found = reduction_op(node)
+        assert found is not None and found[0] == "+", f"{stmt.name} is not an addition"
+        e = _Exprs(self, b, scope, iters, self.accesses[stmt.name])
+        ptr, ctype = e.address(node.target)
+        value = e.expr(found[1])
+        if node.op == "-=":
+            value = e.binary("-", CValue(ir.Constant(value.value.type, 0), value.ctype), value)
+        return ptr, ct.convert(b, value, ctype)
 
     # ------------------------------------------------------------------------- addresses
 

@@ -60,3 +60,17 @@ def test_reduction_remarks_and_code(path: Path) -> None:
 def test_cuda_uses_atomic_add(path: Path) -> None:
     files = compile_file(analyze_file(str(path), only="dot"), "cuda", always_offload=True).files
     assert "atomicAdd(&s[0], " in files["red_dot_kernel.cu"]
+
+
+def test_ptx_uses_atomic_add(path: Path) -> None:
+    from core_compiler.gpu import map_to_gpu
+    from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
+    from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
+
+    sa = analyze_file(str(path), only="dot").functions[0].scops[0]
+    gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True)), deps=sa.deps)
+    ptx = lower_gpu(gpu).ptx
+    assert "atom.global.add.f64" in ptx
+    if ptxas_path() is None:
+        pytest.skip("ptxas is not installed: the PTX cannot be assembled")
+    assert run_ptxas(ptx).ok

@@ -23,11 +23,14 @@ import os
 import threading
 import time
 import urllib.parse
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_function
+from core_compiler.backend import BackendOptions, backend_trace
 from core_compiler.frontend import ParseOptions, ir
+from core_compiler.gpu import MappingOptions
 from core_compiler.passes import PassRecord
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
@@ -169,6 +172,7 @@ class Workspace:
         self._parsers: dict[str, DocumentParser] = {}
         self._latest: dict[str, DocumentAnalysis] = {}
         self._databases = DatabaseCache()
+        self._backend: weakref.WeakKeyDictionary[FunctionAnalysis, tuple[PassRecord, ...]] = weakref.WeakKeyDictionary()
 
     # ------------------------------------------------------------------------- documents
 
@@ -327,7 +331,21 @@ class Workspace:
     # ------------------------------------------------------------------------- pass trace
 
     def trace(self, uri: str, name: str) -> tuple[PassRecord, ...]:
-        """The function's pass trace, re-rendered first if the function moved since it was made."""
+        """The function's pass trace: the analysis passes, then the back-end passes (schedule,
+        GPU mapping, CUDA, OpenCL, LLVM IR, PTX), computed when first asked for and kept with the
+        function's analysis."""
+        front = self._front_trace(uri, name)
+        fa = self.function(uri, name).analysis
+        with self._lock:
+            back = self._backend.get(fa)
+        if back is None:
+            back = backend_trace(fa, _backend_options(self.settings))
+            with self._lock:
+                self._backend[fa] = back
+        return front + back
+
+    def _front_trace(self, uri: str, name: str) -> tuple[PassRecord, ...]:
+        """The analysis passes, re-rendered first if the function moved since they were made."""
         found = self.function(uri, name)
         if found.trace_current:
             return found.analysis.trace
@@ -351,6 +369,15 @@ class Workspace:
             known = ", ".join(p.name for p in trace) or "none"
             raise UnknownPass(f"`{name}` has no pass `{pass_name}` (passes: {known})")
         return found
+
+
+def _backend_options(settings: Settings) -> BackendOptions:
+    """The editor's `tileSizes` setting: one size for every member, or one per member."""
+    sizes = settings.tile_sizes
+    if not sizes:
+        return BackendOptions()
+    mapping = MappingOptions(tile_size=sizes[0], sizes={None: {"tile": tuple(sizes)}} if len(sizes) > 1 else {})
+    return BackendOptions(mapping=mapping)
 
 
 def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> ParsedFile:

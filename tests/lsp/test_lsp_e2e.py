@@ -263,12 +263,19 @@ async def test_passes_and_artifact_requests(client: LanguageClient) -> None:
     uri = fixture_uri("matmul.c")
     passes = await _request(client, "hexplore/passes", {"uri": uri, "function": "matmul"})
     names = [p["name"] for p in passes]
-    assert names == ["frontend", "scop-detect", "polyhedral-model[0]", "dependences[0]"]
+    assert names == [
+        "frontend", "scop-detect", "polyhedral-model[0]", "dependences[0]",
+        "schedule[0]", "gpu-mapping[0]", "codegen-cuda[0]", "codegen-opencl[0]", "llvm-ir[0]", "ptx[0]",
+    ]
     assert all(p["elapsed_ms"] >= 0 and p["remark_count"] >= 0 for p in passes)
     art = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "dependences[0]"})
     assert art["language"] == "plaintext"
     assert art["text"].startswith("dependences of matmul#scop0\n")
     assert "loop k (line 8, depth 2): reduction (parallel as a reduction)" in art["text"]
+    cuda = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "codegen-cuda[0]"})
+    assert cuda["language"] == "cuda-cpp" and "__global__ void kernel0(" in cuda["text"]
+    mapping = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "gpu-mapping[0]"})
+    assert "A: shared 32x32" in mapping["text"] and "C: register" in mapping["text"]
 
 
 async def test_schedule_tree_request(client: LanguageClient) -> None:

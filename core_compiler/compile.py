@@ -55,7 +55,8 @@ def compile_file(
             remarks += mapping_remarks(gpu)
             if target == "cuda":
                 check = None if always_offload else worth.condition_c
-                files.update(generate_cuda(gpu, name, check).files(name))
+                order = tuple(p.name for p in f.function.params)
+                files.update(generate_cuda(gpu, name, check, order).files(name))
             else:
                 files[f"{name}.cl"] = generate_opencl(gpu).source
     return CompileResult(files, tuple(remarks))

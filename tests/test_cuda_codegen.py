@@ -38,4 +38,4 @@ def test_vla_host_signature_uses_plain_pointers() -> None:
 
     result = compile_file(analyze("vla.c", src), "cuda", always_offload=True)
     host = result.files["vla_f_host.cu"]
-    assert 'extern "C" void f(int m, int n, double *A)' in host
+    assert 'extern "C" void f(int n, int m, double *A)' in host  # the original order: same ABI

@@ -14,15 +14,18 @@ import os
 import sys
 from collections.abc import Sequence
 
-from core_compiler.analysis import analyze_file
+from core_compiler.analysis import FileAnalysis, analyze_file
+from core_compiler.backend import render_mapping
 from core_compiler.codegen.c import COptions
-from core_compiler.compile import TARGETS, compile_file
+from core_compiler.compile import TARGETS, compile_file, mapping_remarks
 from core_compiler.cpu import CpuOptions
 from core_compiler.errors import UsageError
 from core_compiler.frontend import ParseOptions
-from core_compiler.gpu import MappingOptions
+from core_compiler.gpu import MappingOptions, map_to_gpu
 from core_compiler.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
+from core_compiler.profitability import decide
 from core_compiler.report import FORMATS, remark_text, render_report
+from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
 from core_compiler.sizes import SizesError, parse_sizes
 
 SUBCOMMANDS = ("analyze", "compile", "tui", "grad")
@@ -41,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze = sub.add_parser("analyze", help="SCoPs, polyhedral model, dependences and remarks")
     _common(analyze)
     analyze.add_argument("--format", choices=sorted(FORMATS), default="text")
+    analyze.add_argument("--gpu", action="store_true", help="also the schedule tree, the GPU kernels, their mapping and memory placement (text format)")
     comp = sub.add_parser("compile", help="schedule, map to the GPU and generate CUDA or OpenCL, or tiled C (--target c)")
     _common(comp)
     comp.add_argument("--target", choices=TARGETS, default="cuda")
@@ -77,7 +81,22 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
         return 2
     sys.stdout.write(render_report(fa, args.format))
+    if args.gpu and args.format == "text":
+        sys.stdout.write(gpu_report(fa))
     return 0
+
+
+def gpu_report(fa: FileAnalysis) -> str:
+    """Per SCoP: the schedule tree and how its kernels are mapped (``hexplore analyze --gpu``)."""
+    out = []
+    for f in fa.functions:
+        for sa in f.scops:
+            schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
+            gpu = map_to_gpu(sa.scop, schedule, MappingOptions(), sa.deps)
+            out.append(f"\n{sa.scop.name}: schedule tree\n{render_tree(schedule)}")
+            out.append(f"{sa.scop.name}: GPU kernels\n{render_mapping(gpu)}")
+            out += [remark_text(r) + "\n" for r in (decide(sa.scop).remark, *mapping_remarks(gpu))]
+    return "".join(out)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:

@@ -55,3 +55,13 @@ def test_no_shared_memory_option_keeps_arrays_global() -> None:
     assert not k.promotions and {g.array for g in k.global_accesses} == {"A", "B", "C"}
     small = map_to_gpu(sa.scop, schedule, MappingOptions(memory=MemoryOptions(max_shared_bytes=9000)))
     assert [p.array for p in small.kernels[0].promotions if p.place == "shared"] == ["A"]
+
+
+def test_analyze_gpu_shows_schedule_kernels_and_placement(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.cli import main
+
+    assert main(["analyze", str(KERNELS / "gemm.c"), "--function", "kernel_gemm", "--gpu"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel_gemm#scop0: schedule tree\ndomain" in out
+    assert "A: shared 32x32 (reused within a tile)" in out and "C: register 2x1" in out
+    assert "[Passed:Offloaded]" in out and "[Analysis:RuntimeOffloadCheck]" in out

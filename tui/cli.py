@@ -10,9 +10,11 @@ Exit codes: 0 success, 1 the analysis or check found a failure, 2 bad usage or u
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 
 from core_compiler.analysis import FileAnalysis, analyze_file
 from core_compiler.backend import render_mapping
@@ -20,15 +22,16 @@ from core_compiler.codegen.c import COptions
 from core_compiler.compile import TARGETS, compile_file, mapping_remarks
 from core_compiler.cpu import CpuOptions
 from core_compiler.errors import UsageError
-from core_compiler.frontend import ParseOptions
+from core_compiler.frontend import ParseOptions, ir
 from core_compiler.gpu import MappingOptions, map_to_gpu
 from core_compiler.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
 from core_compiler.profitability import decide
 from core_compiler.report import FORMATS, remark_text, render_report
+from core_compiler.runtime.run import DEFAULT_SIZE, DEVICES, RunReport, run_function
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
 from core_compiler.sizes import SizesError, parse_sizes
 
-SUBCOMMANDS = ("analyze", "compile", "tui", "grad")
+SUBCOMMANDS = ("analyze", "compile", "tui", "grad", "run")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -59,6 +62,14 @@ def _parser() -> argparse.ArgumentParser:
     tui = sub.add_parser("tui", help="the terminal UI (the text report when stdout is not a terminal)")
     _common(tui)
     _grad_parser(sub)
+    run = sub.add_parser("run", help="run the original and the optimized code, compare and time them")
+    _common(run)
+    run.add_argument("--device", choices=DEVICES, default="cpu")
+    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter (default {DEFAULT_SIZE} each)")
+    run.add_argument("--repeat", type=int, default=1, metavar="N", help="runs; the fastest times are reported")
+    run.add_argument("--check", action=argparse.BooleanOptionalAction, default=True, help="exit 1 when the results differ")
+    run.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    run.add_argument("--timeout", type=float, default=120.0, metavar="S", help="time limit of one run (default %(default)s s)")
     return parser
 
 
@@ -208,13 +219,65 @@ def cmd_grad(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    if not args.function:
+        print("hexplore: error: run needs --function NAME", file=sys.stderr)
+        return 2
+    text = _read(args.file)
+    if text is None:
+        return 2
+    fa = analyze_file(args.file, text, ParseOptions(tuple(args.include), tuple(args.define)), only=args.function)
+    if not fa.functions:
+        print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
+        return 2
+    try:
+        given = dict(_param(p) for p in args.param)
+    except ValueError as e:
+        print(f"hexplore: error: {e}", file=sys.stderr)
+        return 2
+    fn = fa.functions[0].function
+    sizes = {p.name: DEFAULT_SIZE for p in fn.params if isinstance(p.type, ir.Scalar) and p.type.is_integer}
+    sizes.update(given)
+    reports = [run_function(args.file, args.function, args.device, sizes, args.timeout) for _ in range(max(args.repeat, 1))]
+    best = min(reports, key=lambda r: (not r.match, r.optimized_s))
+    best = replace(best, reference_s=min(r.reference_s for r in reports))
+    if args.json:
+        print(json.dumps(best.to_json()))
+    else:
+        print(run_text(best))
+    if best.message and not best.match and best.optimized_s == 0.0:
+        return 2 if args.device == "cuda" else 1
+    return 1 if args.check and not best.match else 0
+
+
+def _param(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value.lstrip("-").isdigit():
+        raise ValueError(f"--param expects NAME=INTEGER, got '{text}'")
+    return name, int(value)
+
+
+def run_text(r: RunReport) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in r.params.items())
+    if r.optimized_s == 0.0 and r.message:
+        return f"{r.function} on {r.device} ({params}): {r.message}"
+    verdict = "results match" if r.match else f"RESULTS DIFFER\n{r.message}"
+    return (
+        f"{r.function} on {r.device} ({params})\n"
+        f"  reference (C compiler)  {r.reference_s * 1e3:10.3f} ms\n"
+        f"  hexplore                {r.optimized_s * 1e3:10.3f} ms   speedup {r.speedup:.2f}x\n"
+        f"  bytes transferred       {r.bytes_transferred:10d}\n"
+        f"  {verdict} (max abs error {r.max_abs_error:.3g})"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
         # `hexplore FILE ...` is `hexplore tui FILE ...`.
         argv = ["tui", *argv]
     args = _parser().parse_args(argv)
-    handlers = {"analyze": cmd_analyze, "compile": cmd_compile, "tui": cmd_tui, "grad": cmd_grad}
+    handlers = {"analyze": cmd_analyze, "compile": cmd_compile, "tui": cmd_tui, "grad": cmd_grad, "run": cmd_run}
     return handlers[args.command](args)
 
 

@@ -41,6 +41,9 @@ class DiffResult:
     params: Mapping[str, int]
     comparison: Comparison
     kernels: int
+    reference_s: float = 0.0  # the original, compiled by the C compiler
+    device_s: float = 0.0  # the generated code: kernels plus transfers (device time)
+    bytes_transferred: int = 0  # host <-> device
 
     @property
     def ok(self) -> bool:
@@ -60,7 +63,8 @@ def check_opencl(
     (fn,) = fa.functions
     sa = _single_scop(fn.function, fn.scops)
     inputs = make_inputs(layout)
-    expected = run_reference(path, layout, inputs).arrays
+    reference = run_reference(path, layout, inputs)
+    expected = reference.arrays
     floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
     ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
     prologue = _prologue_values(fn.function, sa, {**ints, **floats})
@@ -73,7 +77,9 @@ def check_opencl(
     actual = {name: np.asarray(result.arrays[name]).reshape(np.shape(arrays[name])) for name in arrays if name in result.arrays}
     actual.update({n: arrays[n] for n in arrays if n not in actual})
     comparison = compare_arrays(dict(expected), actual)
-    return DiffResult(function, dict(params), comparison, len(gpu.kernels))
+    device_s = sum(t.seconds for t in result.launches) + result.copy_in_s + result.copy_out_s
+    moved = 2 * sum(int(np.asarray(a).nbytes) for a in arrays.values())  # every buffer in and out
+    return DiffResult(function, dict(params), comparison, len(gpu.kernels), reference.elapsed_s, device_s, moved)
 
 
 def check_c(

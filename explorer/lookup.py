@@ -12,7 +12,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -21,6 +21,7 @@ from core_compiler.deps import Carried, LoopParallelism
 from core_compiler.scop.model import Access, Statement
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
+from explorer.placement import placement
 from explorer.workspace import DocumentAnalysis, FunctionResult
 
 
@@ -65,6 +66,7 @@ class AccessFacts:
     statement: Statement
     access: Access
     placement: str | None = None  # where the GPU mapping puts the array (None: not mapped)
+    scop: ScopAnalysis | None = None
 
     @property
     def kind(self) -> str:
@@ -114,11 +116,16 @@ def accesses_at(analysis: DocumentAnalysis, line: int, col: int) -> list[AccessF
             for s in sa.scop.statements:
                 for a in (*s.reads, *s.writes):
                     if covers(a.info.range, line, col):
-                        found.append(AccessFacts(fr.name, s, a))
+                        found.append(AccessFacts(fr.name, s, a, scop=sa))
     if not found:
         return []
     inner = min(found, key=lambda f: _size(f.range)).range
-    return [f for f in found if f.range == inner]
+    return [_placed(f) for f in found if f.range == inner]
+
+
+def _placed(f: AccessFacts) -> AccessFacts:
+    assert f.scop is not None
+    return replace(f, placement=placement(f.scop, f.statement.name, f.access.array))
 
 
 def covers(r: SourceRange, line: int, col: int) -> bool:

@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import islpy as isl
 import pytest
 
 from core_compiler.analysis import analyze_file
@@ -172,11 +171,8 @@ def test_parameter_named_like_an_isl_keyword(tmp_path: Path, monkeypatch: pytest
     _check_text(tmp_path, src, {"min": 37, "n": 5}, openmp=True)
 
 
-@pytest.mark.xfail(strict=True, raises=isl.Error, reason=(
-    "hexplore bug: map_to_gpu builds isl text from raw parameter names (gpu.py, _Layout.params), "
-    "so a size parameter named like an isl keyword (`min`, `max`, `floor`, ...) is an isl syntax "
-    "error; it should use scop.affine.isl_name"))  # fmt: skip
 def test_opencl_parameter_named_like_an_isl_keyword(tmp_path: Path) -> None:
+    """A regression: gpu.py once wrote raw parameter names into isl text (`min` is a keyword)."""
     path = tmp_path / "t.c"
     path.write_text("void f(int min, double A[min])\n{\n  for (int i = 0; i < min; i++)\n    A[i] = 2.0 * A[i];\n}\n")
     assert check_opencl(str(path), "f", {"min": 7}).ok

@@ -1,14 +1,17 @@
 """The hexplore terminal UI: functions on the left, source in the middle, pipeline views on the right.
 
-State lives in `reactive` attributes (`function_name`, `pass_index`, `show_diff`); the `watch_*`
-methods render. Anything slow (the OpenCL run) goes to a worker thread.
+State lives in `reactive` attributes (`function_name`, `pass_index`, `show_diff`,
+`hide_unchanged`); the `watch_*` methods render. Nothing slow runs on the UI thread: the
+back-end passes and code of a function are computed in a worker thread the first time the
+Passes, Schedule or Code tab is shown for it, and runs go to a worker thread too.
 """
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
@@ -22,7 +25,6 @@ from textual.widgets import (
     Button,
     Footer,
     Header,
-    Input,
     Label,
     OptionList,
     Static,
@@ -34,27 +36,35 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 from core_compiler.frontend import ParseOptions
-from tui.help import HelpScreen
+from core_compiler.passes import PassRecord
+from tui.backend_views import ISL_LOCK, TARGETS, BackendViews, compute_backend_views
+from tui.code_view import CodeTabs
+from tui.commands import HexploreCommands
+from tui.help import WIDGET_KEYS, HelpScreen, binding_rows
 from tui.model import (
-    FunctionViews,
-    RunOutcome,
     Session,
-    ViewUnavailable,
+    dependences_text,
     open_session,
     pass_diff,
-    run_check,
     size_params,
+    visible_passes,
 )
+from tui.run_panel import RunPanel
+from tui.runs import DEVICES, RunResult, run_function
 from tui.source_view import MARKERS, SourceView
 
 W = TypeVar("W", bound=Widget)
 
-TABS = ("passes", "schedule", "opencl", "deps", "remarks", "run")
+TABS = (("passes", "Passes"), ("schedule", "Schedule"), ("code", "Code"), ("deps", "Deps"), ("remarks", "Remarks"), ("run", "Run"))
+BACKEND_TABS = frozenset({"passes", "schedule", "code"})
+PASS_LEXERS = {"codegen-cuda": "cuda", "codegen-opencl": "c", "llvm-ir": "llvm", "ptx": "ptx"}
 
 
 class HexploreApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "hexplore"
+    COMMANDS = App.COMMANDS | {HexploreCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
@@ -62,24 +72,35 @@ class HexploreApp(App[None]):
         Binding("n", "next_pass", "Next pass"),
         Binding("p", "prev_pass", "Prev pass"),
         Binding("d", "toggle_diff", "Diff"),
+        Binding("u", "toggle_unchanged", "Hide unchanged"),
         Binding("r", "run", "Run"),
-        Binding("f", "focus_functions", "Functions", show=False),
-        *[Binding(str(i), f"show_tab('{t}')", f"Tab: {t}", show=False) for i, t in enumerate(TABS, 1)],
+        Binding("c", "next_code", "Next code tab", show=False),
+        Binding("f", "focus_functions", "Focus the function list", show=False),
+        Binding("s", "focus_source", "Focus the source (up/down move its cursor)", show=False),
+        *[Binding(str(i), f"show_tab('{t}')", f"Tab: {title}", show=False) for i, (t, title) in enumerate(TABS, 1)],
     ]
 
     function_name: reactive[str] = reactive("")
-    pass_index: reactive[int] = reactive(0)
+    pass_index: reactive[int] = reactive(0)  # into the whole trace, hidden passes included
     show_diff: reactive[bool] = reactive(False)
+    hide_unchanged: reactive[bool] = reactive(False)
 
     def __init__(
-        self, path: str, text: str, options: ParseOptions | None = None, function: str | None = None
+        self,
+        path: str,
+        text: str,
+        options: ParseOptions | None = None,
+        function: str | None = None,
+        show_times: bool = True,
     ) -> None:
         super().__init__()
         self.session: Session = open_session(path, text, options)
         self.initial_function = function
-        self.views: dict[str, FunctionViews] = {}
-        self.last_run: RunOutcome | None = None
-        self.sub_title = path
+        self.show_times = show_times  # False for snapshots: timings are never the same twice
+        self.backend: dict[str, BackendViews] = {}
+        self.backend_pending: set[str] = set()
+        self.last_run: RunResult | None = None
+        self.sub_title = Path(path).name
 
     # ---- layout ----
 
@@ -94,26 +115,25 @@ class HexploreApp(App[None]):
                 )
             yield SourceView(self.session.text, self._all_remarks(), id="source")
             with TabbedContent(id="tabs", initial="remarks" if self._has_syntax_errors() else "passes"):
-                with TabPane("Passes", id="passes"), Horizontal():
+                with TabPane("Passes", id="passes"), Vertical():
                     yield OptionList(id="pass-list")
                     with VerticalScroll(id="pass-scroll"):
                         yield Static(id="pass-text")
                 with TabPane("Schedule", id="schedule"):
                     yield Tree("schedule", id="schedule-tree")
-                with TabPane("OpenCL", id="opencl"), VerticalScroll():
-                    yield Static(id="opencl-text")
+                with TabPane("Code", id="code"):
+                    yield CodeTabs(id="code-tabs")
                 with TabPane("Deps", id="deps"), VerticalScroll():
                     yield Static(id="deps-text")
                 with TabPane("Remarks", id="remarks"):
                     yield OptionList(id="remark-list")
-                with TabPane("Run", id="run"), VerticalScroll():
-                    yield Vertical(id="run-params")
-                    yield Button("Run on OpenCL", id="run-button", variant="primary")
-                    yield Static("Not run yet.", id="run-output")
+                with TabPane("Run", id="run"):
+                    yield RunPanel(self.show_times, id="run-panel")
         yield Footer()
 
     def on_mount(self) -> None:
         self._q("#functions", OptionList).focus()
+        self.watch(self._q(SourceView), "cursor_line", self._cursor_moved, init=False)
         # After the first refresh, so the list's own initial highlight cannot override the choice.
         self.call_after_refresh(self._select_initial_function)
 
@@ -129,7 +149,7 @@ class HexploreApp(App[None]):
     # ---- helpers ----
 
     def _main(self) -> Screen[Any]:
-        """The main screen: queries must not look at the help screen when it is on top."""
+        """The main screen: queries must not look at the help screen or palette on top of it."""
         return self.screen_stack[0]
 
     def _q(self, selector: str | type[W], expect: type[W] | None = None) -> W:
@@ -140,21 +160,28 @@ class HexploreApp(App[None]):
         return self._main().query_one(selector, expect)
 
     def _all_remarks(self) -> list[Any]:
-        return [*self.session.analysis.remarks, *(r for f in self.session.functions for r in f.remarks)]
+        return self.session.analysis.all_remarks()
 
     def _has_syntax_errors(self) -> bool:
         return bool(self.session.analysis.remarks)
 
-    def _views(self) -> FunctionViews | None:
+    @property
+    def trace(self) -> tuple[PassRecord, ...]:
+        """The analysis passes, then the back-end passes once they are computed."""
         fa = self.session.function(self.function_name)
         if fa is None:
-            return None
-        return self.views.setdefault(fa.function.name, FunctionViews(fa))
+            return ()
+        back = self.backend.get(fa.function.name)
+        return fa.trace + (back.passes if back else ())
 
-    @property
-    def trace(self) -> tuple[Any, ...]:
-        fa = self.session.function(self.function_name)
-        return fa.trace if fa else ()
+    def tab_titles(self) -> tuple[tuple[str, str], ...]:
+        return TABS
+
+    def code_titles(self) -> list[tuple[str, str]]:
+        return [(t.key, t.title) for t in TARGETS]
+
+    def pass_names(self) -> list[str]:
+        return [p.name for p in self.trace]
 
     # ---- function selection ----
 
@@ -172,41 +199,108 @@ class HexploreApp(App[None]):
         if functions.highlighted != index:
             functions.highlighted = index
         self._q(SourceView).cursor_line = fa.function.range.line
+        self.pass_index = 0
         self._show_passes()
-        self._show_schedule()
-        self._show_opencl()
-        self._q("#deps-text", Static).update(self._views_or_raise().dependences())
+        self._show_backend_views()
+        self._q("#deps-text", Static).update(dependences_text(fa))
         self._show_remarks()
-        self._show_run_params()
+        self._q(RunPanel).set_params(size_params(fa.function))
+        if self._q("#tabs", TabbedContent).active in BACKEND_TABS:
+            self._ensure_backend()
 
-    def _views_or_raise(self) -> FunctionViews:
-        views = self._views()
-        assert views is not None
-        return views
+    # ---- back-end passes, computed in a worker ----
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id in BACKEND_TABS:
+            self._ensure_backend()
+
+    def _ensure_backend(self) -> None:
+        fa = self.session.function(self.function_name)
+        if fa is None or fa.function.name in self.backend or fa.function.name in self.backend_pending:
+            return
+        self.backend_pending.add(fa.function.name)
+        self._show_passes()
+        self._show_backend_views()
+        self._backend_worker(fa.function.name, fa)
+
+    @work(thread=True, group="backend")
+    def _backend_worker(self, name: str, fa: Any) -> None:
+        try:
+            views = compute_backend_views(self.session.path, self.session.text, fa)
+        except Exception as e:  # shown in the views; the worker must not take the app down
+            views = BackendViews((PassRecord("backend-error", f"{type(e).__name__}: {e}\n", (), 0.0),), (), (), {}, (), (str(e),))
+        self.call_from_thread(self._backend_ready, name, views)
+
+    def _backend_ready(self, name: str, views: BackendViews) -> None:
+        self.backend[name] = views
+        self.backend_pending.discard(name)
+        if name == self.function_name:
+            self._show_passes(keep=True)
+            self._show_backend_views()
+
+    def _show_backend_views(self) -> None:
+        name = self.function_name
+        views = self.backend.get(name)
+        code = self._q(CodeTabs)
+        if views is None:
+            what = "computing the back-end passes…" if name in self.backend_pending else "not computed yet"
+            code.message(what)
+            self._q("#schedule-tree", Tree).clear().root.set_label(Text(what))
+            return
+        if views.code:
+            code.show(views, self._q(SourceView).cursor_line)
+        else:
+            code.message("\n".join(views.problems))
+        self._show_schedule(views)
 
     # ---- passes ----
 
-    def _show_passes(self) -> None:
+    def _visible(self) -> list[int]:
+        return visible_passes(self.trace, self.hide_unchanged)
+
+    def _show_passes(self, keep: bool = False) -> None:
+        trace = self.trace
         plist = self._q("#pass-list", OptionList)
         plist.clear_options()
-        plist.add_options(
-            [Option(f"{p.name}  {p.elapsed_s * 1000:.2f} ms", id=str(i)) for i, p in enumerate(self.trace)]
-        )
-        if not self.trace:
+        plist.add_options([Option(self._pass_label(trace[i]), id=str(i)) for i in self._visible()])
+        if self.function_name in self.backend_pending:
+            plist.add_option(Option("… back-end passes (computing)", disabled=True))
+        if not trace:
             self._q("#pass-text", Static).update("No passes ran for this function (see Remarks).")
             return
-        self.pass_index = 0
+        if not keep:
+            self.pass_index = 0
+        self._sync_pass_list()
         self._render_pass()
-        plist.highlighted = 0
 
-    def watch_pass_index(self, index: int) -> None:
+    def _pass_label(self, p: PassRecord) -> str:
+        return f"{p.name:<18} {p.elapsed_s * 1000:8.2f} ms" if self.show_times else p.name
+
+    def _sync_pass_list(self) -> None:
         plist = self._q("#pass-list", OptionList)
-        if self.trace and plist.highlighted != index:
-            plist.highlighted = index
-        self._render_pass()
+        visible = self._visible()
+        if self.pass_index in visible:
+            position = visible.index(self.pass_index)
+            if plist.highlighted != position:
+                plist.highlighted = position
+
+    def watch_pass_index(self, _: int) -> None:
+        if self.screen_stack and self.trace:
+            self._sync_pass_list()
+            self._render_pass()
 
     def watch_show_diff(self, _: bool) -> None:
-        self._render_pass()
+        if self.screen_stack:
+            self._render_pass()
+
+    def watch_hide_unchanged(self, _: bool) -> None:
+        if not self.screen_stack or not self.trace:
+            return
+        visible = self._visible()
+        if self.pass_index not in visible:
+            self.pass_index = max(i for i in visible if i <= self.pass_index)
+        self._show_passes(keep=True)
 
     def _render_pass(self) -> None:
         trace = self.trace
@@ -214,56 +308,82 @@ class HexploreApp(App[None]):
             return
         i = min(self.pass_index, len(trace) - 1)
         cur = trace[i]
-        if self.show_diff and i > 0:
-            prev = trace[i - 1]
+        visible = [v for v in self._visible() if v < i]
+        if self.show_diff and visible:
+            prev = trace[visible[-1]]
             body: Any = Syntax(pass_diff(prev.text, cur.text, prev.name, cur.name), "diff", theme="monokai")
+        elif cur.name.split("[")[0] in PASS_LEXERS:
+            body = Syntax(cur.text, PASS_LEXERS[cur.name.split("[")[0]], theme="monokai")
         else:
             body = Text(cur.text)
-        header = Text(f"[{i + 1}/{len(trace)}] {cur.name}  ({cur.elapsed_s * 1000:.2f} ms)", style="bold")
-        from rich.console import Group
-
+        took = f"  ({cur.elapsed_s * 1000:.2f} ms)" if self.show_times else ""
+        header = Text(f"[{i + 1}/{len(trace)}] {cur.name}{took}", style="bold")
         self._q("#pass-text", Static).update(Group(header, body))
 
     @on(OptionList.OptionHighlighted, "#pass-list")
     def _pass_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option.id is not None:
+        # Only the user's moves: rebuilding the list highlights its first option on its own.
+        if event.option.id is not None and event.option_list.has_focus:
             self.pass_index = int(event.option.id)
 
     def action_next_pass(self) -> None:
-        if self.trace:
-            self.pass_index = min(self.pass_index + 1, len(self.trace) - 1)
+        later = [i for i in self._visible() if i > self.pass_index]
+        if later:
+            self.pass_index = later[0]
 
     def action_prev_pass(self) -> None:
-        self.pass_index = max(self.pass_index - 1, 0)
+        earlier = [i for i in self._visible() if i < self.pass_index]
+        if earlier:
+            self.pass_index = earlier[-1]
+
+    def action_jump_to_pass(self, name: str) -> None:
+        names = self.pass_names()
+        if name in names:
+            self.hide_unchanged = self.hide_unchanged and names.index(name) in self._visible()
+            self.pass_index = names.index(name)
+            self.action_show_tab("passes")
 
     def action_toggle_diff(self) -> None:
         self.show_diff = not self.show_diff
 
-    # ---- schedule tree and OpenCL ----
+    def action_toggle_unchanged(self) -> None:
+        self.hide_unchanged = not self.hide_unchanged
 
-    def _show_schedule(self) -> None:
+    # ---- schedule tree and code ----
+
+    def _show_schedule(self, views: BackendViews) -> None:
         tree = self._q("#schedule-tree", Tree)
         tree.clear()
-        try:
-            data = self._views_or_raise().schedule_tree()
-        except ViewUnavailable as e:
-            tree.root.set_label(str(e))
-            return
-        except Exception as e:  # a scheduler failure is shown, not raised
-            tree.root.set_label(f"schedule failed: {e}")
+        if not views.trees:
+            fa = self.session.function(self.function_name)
+            no_scop = fa is not None and not fa.scops
+            reason = f"`{self.function_name}` has no SCoP: nothing to schedule" if no_scop else "schedule failed"
+            tree.root.set_label(Text("; ".join([reason, *views.problems])))
             return
         tree.root.set_label("schedule")
-        add_schedule_node(tree.root, data)
+        for k, data in enumerate(views.trees):
+            parent = tree.root.add(f"SCoP {k}", expand=True) if len(views.trees) > 1 else tree.root
+            add_schedule_node(parent, data)
+        if views.kernels:
+            kernels = tree.root.add("kernels (GPU mapping)", expand=True)
+            for info in views.kernels:
+                node = kernels.add(Text(info.label), expand=True)
+                for detail in info.details:
+                    node.add_leaf(Text(detail))
         tree.root.expand_all()
 
-    def _show_opencl(self) -> None:
-        static = self._q("#opencl-text", Static)
-        try:
-            static.update(Syntax(self._views_or_raise().opencl(), "c", theme="monokai", line_numbers=True))
-        except ViewUnavailable as e:
-            static.update(str(e))
-        except Exception as e:  # a codegen failure is shown, not raised
-            static.update(f"code generation failed: {type(e).__name__}: {e}")
+    def _cursor_moved(self, line: int) -> None:
+        self._q(CodeTabs).follow(line)
+
+    def action_next_code(self) -> None:
+        keys = [t.key for t in TARGETS]
+        code = self._q(CodeTabs)
+        current = code.active.removeprefix("code-")
+        self.action_show_code(keys[(keys.index(current) + 1) % len(keys)] if current in keys else keys[0])
+
+    def action_show_code(self, key: str) -> None:
+        self.action_show_tab("code")
+        self._q(CodeTabs).active = f"code-{key}"
 
     # ---- remarks ----
 
@@ -291,25 +411,8 @@ class HexploreApp(App[None]):
 
     # ---- run ----
 
-    def _show_run_params(self) -> None:
-        box = self._q("#run-params", Vertical)
-        box.remove_children()
-        fa = self.session.function(self.function_name)
-        if fa is None:
-            return
-        for name, value in size_params(fa.function).items():
-            box.mount(Horizontal(Label(f"{name} = ", classes="param-label"), Input(str(value), id=f"param-{name}", type="integer"), classes="param-row"))
-        self._q("#run-output", Static).update("Not run yet.")
-
     def run_params(self) -> dict[str, int]:
-        values: dict[str, int] = {}
-        for inp in self._main().query("#run-params Input").results(Input):
-            name = (inp.id or "").removeprefix("param-")
-            try:
-                values[name] = int(inp.value)
-            except ValueError:
-                values[name] = 0
-        return values
+        return self._q(RunPanel).params()
 
     @on(Button.Pressed, "#run-button")
     def _run_pressed(self) -> None:
@@ -318,31 +421,45 @@ class HexploreApp(App[None]):
     def action_run(self) -> None:
         if not self.function_name:
             return
-        params = self.run_params()
+        panel = self._q(RunPanel)
+        params = panel.params()
         bad = [k for k, v in params.items() if v <= 0]
         if bad:
-            self._q("#run-output", Static).update(f"sizes must be positive integers: {', '.join(bad)}")
+            panel.say(f"sizes must be positive integers: {', '.join(bad)}")
             return
-        self._q("#run-output", Static).update(f"running `{self.function_name}` on OpenCL…")
-        self._q("#run-button", Button).disabled = True
-        self._run_worker(self.session.path, self.function_name, params)
+        self.action_show_tab("run")
+        panel.started(f"running `{self.function_name}` on {DEVICES[panel.device]}…")
+        self._run_worker(panel.device, self.session.path, self.function_name, params)
 
     @work(thread=True, exclusive=True, group="run")
-    def _run_worker(self, path: str, function: str, params: dict[str, int]) -> None:
-        outcome = run_check(path, function, params)
-        self.call_from_thread(self._run_done, outcome)
+    def _run_worker(self, device: str, path: str, function: str, params: dict[str, int]) -> None:
+        panel = self._q(RunPanel)
 
-    def _run_done(self, outcome: RunOutcome) -> None:
-        self.last_run = outcome
-        style = "bold green" if outcome.ok else "bold red"
-        stamp = time.strftime("%H:%M:%S")
-        self._q("#run-output", Static).update(Text.assemble((outcome.text, style), f"\n(at {stamp})"))
-        self._q("#run-button", Button).disabled = False
+        def progress(stage: str) -> None:
+            self.call_from_thread(panel.say, f"running `{function}` on {DEVICES[device]}: {stage}…")
+
+        with ISL_LOCK:  # the back-end worker may be using isl at the same time
+            result = run_function(device, path, function, params, progress)
+        self.call_from_thread(self._run_done, result)
+
+    def _run_done(self, result: RunResult) -> None:
+        self.last_run = result
+        self._q(RunPanel).finished(result)
 
     # ---- misc actions ----
 
+    def help_rows(self) -> list[tuple[str, str]]:
+        own = [b for b in self.BINDINGS if not (isinstance(b, Binding) and b.key.isdigit())]
+        tabs = ", ".join(title for _, title in TABS)
+        return [
+            *binding_rows(own),
+            (f"1…{len(TABS)}", f"Tabs: {tabs}"),
+            ("ctrl+p", "Command palette (all actions; `Pass: NAME` jumps)"),
+            *WIDGET_KEYS,
+        ]
+
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.BINDINGS))
+        self.push_screen(HelpScreen(self.help_rows()))
 
     def action_show_tab(self, tab: str) -> None:
         self._q("#tabs", TabbedContent).active = tab
@@ -350,19 +467,24 @@ class HexploreApp(App[None]):
     def action_focus_functions(self) -> None:
         self._q("#functions", OptionList).focus()
 
+    def action_focus_source(self) -> None:
+        self._q(SourceView).focus()
+
 
 def add_schedule_node(parent: TreeNode[Any], node: dict[str, Any]) -> None:
     """One tree_json node under `parent`; bands list their members with coincidence."""
     kind = node.get("kind", "?")
+    if kind == "leaf":
+        return
     detail = ""
     if kind == "band":
         flags = "permutable" if node.get("permutable") else "not permutable"
         detail = f" ({flags})"
     elif kind in ("filter", "domain", "mark"):
-        detail = f": {node.get(kind) or node.get('filter') or ''}"
-    branch = parent.add(f"{kind}{detail}", expand=True)
+        detail = f": {node.get(kind) or ''}"
+    branch = parent.add(Text(f"{kind}{detail}"), expand=True)  # Text: isl's `[n]` is not markup
     if kind == "band":
         for member, coincident in zip(node.get("members", []), node.get("coincident", []), strict=False):
-            branch.add_leaf(f"{'parallel' if coincident else 'sequential'}: {member}")
+            branch.add_leaf(Text(f"{'parallel' if coincident else 'sequential'}: {member}"))
     for child in node.get("children", []):
         add_schedule_node(branch, child)

@@ -141,7 +141,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty():
-        args.format = "text"
+        args.format, args.gpu = "text", False  # the plain `analyze` report
         return cmd_analyze(args)
     text = _read(args.file)
     if text is None:

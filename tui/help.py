@@ -15,7 +15,7 @@ from textual.widgets import Static
 # Keys that belong to widgets rather than the app, listed so the screen is complete.
 WIDGET_KEYS = (
     ("tab / shift+tab", "Move focus between panes"),
-    ("up / down", "Move in a list (functions, passes, remarks)"),
+    ("up / down", "Move in a list; in the source: move the cursor line"),
     ("enter", "Select a remark: the source cursor jumps to its line"),
     ("escape", "Close this help"),
 )
@@ -37,9 +37,9 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "dismiss", "Close"),
     ]
 
-    def __init__(self, bindings: Iterable[BindingType]) -> None:
+    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
         super().__init__()
-        self.rows = [*binding_rows(bindings), *WIDGET_KEYS]
+        self.rows = list(rows)
 
     def compose(self) -> ComposeResult:
         table = Table(title="hexplore keys", expand=True, show_edge=False)

@@ -7,11 +7,13 @@ tree-sitter-c is not installed with textual, so TextArea cannot highlight C; ric
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar
 
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -50,7 +52,17 @@ def render_source(text: str, kinds: dict[int, str], cursor: int) -> Text:
 
 
 class SourceView(VerticalScroll):
-    """Scrollable, read-only source with a movable cursor line (1-based)."""
+    """Scrollable, read-only source with a movable cursor line (1-based).
+
+    Focused, up/down/page keys move the cursor; the app follows it (the Code tab highlights the
+    code generated from the statement under it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", "Cursor up", show=False),
+        Binding("down", "move(1)", "Cursor down", show=False),
+        Binding("pageup", "move(-10)", "Page up", show=False),
+        Binding("pagedown", "move(10)", "Page down", show=False),
+    ]
 
     cursor_line: reactive[int] = reactive(1)
 
@@ -71,6 +83,10 @@ class SourceView(VerticalScroll):
             self._render_lines()
             # Keep a few lines of context above the cursor.
             self.scroll_to(y=max(0, line - 4), animate=False)
+
+    def action_move(self, delta: int) -> None:
+        last = self.text.count("\n") + 1
+        self.cursor_line = min(max(1, self.cursor_line + delta), last)
 
     def _render_lines(self) -> None:
         self.body.update(render_source(self.text, self.kinds, self.cursor_line))

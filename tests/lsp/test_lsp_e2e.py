@@ -188,13 +188,14 @@ async def test_hover_on_an_array_access(client: LanguageClient) -> None:
     text = hover.contents.value
     assert "### read of `A[i][k]` in S1" in text
     assert "[n] -> { S1[i, j, k] -> A[i, k] : 0 <= i < n and 0 <= j < n and 0 <= k < n }" in text
-    assert "memory placement:" in text
+    assert "memory placement: shared memory in kernel0: a 32x32 tile per block (reused within a tile)" in text
 
 
 async def test_hover_on_a_compound_assignment_shows_read_and_write(client: LanguageClient) -> None:
     hover = await _hover(client, 8, 9)  # C[i][j] += ...
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "### read and write of `C[i][j]` in S1" in hover.contents.value
+    assert "memory placement: registers in kernel0: 2x1 per thread" in hover.contents.value
 
 
 @pytest.mark.parametrize("line,char", [(0, 3), (2, 1), (10, 0), (18, 5)])

@@ -1,85 +1,151 @@
-"""The terminal UI driven headless with Textual's pilot: pass stepping, schedule tree, OpenCL, runs."""
+"""The terminal UI driven headless with Textual's pilot: every acceptance item of the `hexplore`
+TUI, on the bundled example, with real back ends (LLVM JIT, PoCL)."""
 
 from __future__ import annotations
 
-import io
-import subprocess
-import sys
+import dataclasses
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from textual.widgets import OptionList, Static, TabbedContent, Tree
+from rich.console import Group
+from rich.syntax import Syntax
+from textual.command import CommandPalette
+from textual.widgets import Input, OptionList, RadioButton, Static, TabbedContent, Tree
 
+from tests.tui.helpers import DEMO, demo_app, settle, static_text, tree_labels
 from tui.app import HexploreApp
+from tui.code_view import CodeTabs
+from tui.codemap import statement_key
 from tui.help import HelpScreen
-from tui.model import open_session, pass_diff, size_params
-from tui.source_view import SourceView, gutter_kinds
+from tui.source_view import SourceView
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "examples" / "demo.c"
 BAD = "void f(int n) {\n  for (int i = 0; i < n; i++) { x = ; }\n"
-
-
-def demo_app(function: str | None = None) -> HexploreApp:
-    return HexploreApp(str(DEMO), DEMO.read_text(), function=function)
-
-
-def static_text(app: HexploreApp, selector: str) -> str:
-    """The plain text a Static currently shows (rendered, so rich Syntax/Group bodies work too)."""
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(app.screen_stack[0].query_one(selector, Static).content)
-    return console.export_text()
-
-
-async def wait_run(app: HexploreApp, pilot: object) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()  # type: ignore[attr-defined]
+BACKEND = ["schedule[0]", "gpu-mapping[0]", "codegen-cuda[0]", "codegen-opencl[0]", "llvm-ir[0]", "ptx[0]"]
 
 
 @pytest.mark.asyncio
-async def test_step_through_matmul_passes_schedule_and_opencl() -> None:
+async def test_open_file_and_step_through_all_passes_with_diffs_and_times() -> None:
     app = demo_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause()
+        await settle(app, pilot)
         functions = app.query_one("#functions", OptionList)
         functions.highlighted = functions.get_option_index("matmul")
-        await pilot.pause()
+        await settle(app, pilot)
         assert app.function_name == "matmul"
         assert app.query_one(SourceView).cursor_line == 12
         names = [p.name for p in app.trace]
-        assert names[0] == "frontend" and any(n.startswith("dependences") for n in names)
+        assert names == ["frontend", "scop-detect", "polyhedral-model[0]", "dependences[0]", *BACKEND]
+        plist = app.query_one("#pass-list", OptionList)
+        labels = [str(plist.get_option_at_index(i).prompt) for i in range(plist.option_count)]
+        assert all(label.endswith(" ms") for label in labels)  # elapsed time per pass
         seen = []
         for _ in names:
             seen.append(app.trace[app.pass_index].name)
-            assert f"] {seen[-1]}" in static_text(app, "#pass-text")
+            assert f"] {seen[-1]}  (" in static_text(app, "#pass-text")
             await pilot.press("n")
         assert seen == names
         assert app.pass_index == len(names) - 1  # `n` stops at the last pass
         await pilot.press("d")
-        assert "+++ " + names[-1] in static_text(app, "#pass-text")
+        assert "+++ ptx[0]" in static_text(app, "#pass-text")
+        assert "--- llvm-ir[0]" in static_text(app, "#pass-text")
         await pilot.press("p")
         assert app.pass_index == len(names) - 2
 
+
+@pytest.mark.asyncio
+async def test_hide_unchanged_passes() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        views = app.backend["matmul"]
+        # A pass whose artifact is the previous one's, as a back end that changed nothing records it.
+        same = dataclasses.replace(views.passes[0], name="schedule-again[0]")
+        app._backend_ready("matmul", dataclasses.replace(views, passes=(views.passes[0], same, *views.passes[1:])))
+        app.action_jump_to_pass("schedule-again[0]")
+        await pilot.pause()
+        plist = app.query_one("#pass-list", OptionList)
+        assert plist.option_count == 11
+        await pilot.press("u")
+        await pilot.pause()
+        assert plist.option_count == 10
+        assert app.trace[app.pass_index].name == "schedule[0]"  # moved off the hidden pass
+        await pilot.press("n")
+        assert app.trace[app.pass_index].name == "gpu-mapping[0]"  # steps over it
+        await pilot.press("u")
+        assert plist.option_count == 11
+
+
+@pytest.mark.asyncio
+async def test_schedule_tree_shows_bands_filters_and_kernels() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(app, pilot)
         assert app.query_one("#tabs", TabbedContent).active == "schedule"
-        tree = app.query_one("#schedule-tree", Tree)
-        labels = []
-        stack = [tree.root]
-        while stack:
-            node = stack.pop()
-            labels.append(str(node.label))
-            stack.extend(node.children)
-        assert any(lbl.startswith("band (permutable)") for lbl in labels)
-        assert any(lbl.startswith("parallel:") for lbl in labels)
+        labels = tree_labels(app.query_one("#schedule-tree", Tree))
+        assert any(lbl.startswith("domain: [n] -> { S0[i, j]") for lbl in labels)
+        assert "band (permutable)" in labels
+        assert "parallel: [n] -> { S0[i, j] -> [(i)]; S1[i, j, k] -> [(i)] }" in labels
         assert any(lbl.startswith("sequential:") for lbl in labels)
+        assert "filter: [n] -> { S1[i, j, k] }" in labels
+        assert "kernel0: S0, S1" in labels
+        assert "A: shared memory" in labels and "C: register memory" in labels
 
+
+@pytest.mark.asyncio
+async def test_code_tabs_are_highlighted_and_switch() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("3")
-        await pilot.pause()
-        assert app.query_one("#tabs", TabbedContent).active == "opencl"
-        assert "__kernel void kernel0" in static_text(app, "#opencl-text")
+        await settle(app, pilot)
+        code = app.query_one(CodeTabs)
+        expected = {
+            "cuda": ("__global__ void kernel0", "cuda"),
+            "opencl": ("__kernel void kernel0", "c"),
+            "c": ("/* hexplore: matmul#scop0, tiled 32 */", "c"),
+            "llvm": ("define void @matmul_opt", "llvm"),
+            "ptx": (".entry kernel0", "ptx"),
+        }
+        for key, (needle, lexer) in expected.items():
+            assert code.active == f"code-{key}"
+            content = app.query_one(f"#code-{key}-text", Static).content
+            assert isinstance(content, Group)
+            syntax = content.renderables[-1]
+            assert isinstance(syntax, Syntax)
+            assert syntax.lexer is not None and lexer in syntax.lexer.aliases
+            assert needle in static_text(app, f"#code-{key}-text")
+            await pilot.press("c")
+        assert code.active == "code-cuda"  # wrapped around
 
+
+@pytest.mark.asyncio
+async def test_source_cursor_highlights_the_code_generated_from_it() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("3")
+        await settle(app, pilot)
+        code = app.query_one(CodeTabs)
+        assert code.highlighted["cuda"] == ()  # the cursor is on the function's first line
+        await pilot.press("s", *["down"] * 5)  # line 17: C[i][j] += alpha * A[i][k] * B[k][j];
+        assert app.query_one(SourceView).cursor_line == 17
+        for key in ("cuda", "opencl", "c"):
+            lines = code.text_of(key).splitlines()
+            hit = [lines[n - 1] for n in code.highlighted[key]]
+            assert hit and all(statement_key(h) == "C+=alpha*A*B" for h in hit), (key, hit)
+        assert code.highlighted["llvm"] == code.highlighted["ptx"] == ()
+        assert "S1 -> lines" in static_text(app, "#code-cuda-text")
+        assert "no source mapping" in static_text(app, "#code-ptx-text")
+        await pilot.press("up", "up")  # line 15: C[i][j] = 0.0;
+        lines = code.text_of("opencl").splitlines()
+        assert [lines[n - 1].strip() for n in code.highlighted["opencl"]] == [
+            "private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] = 0.0;"
+        ]
+
+
+@pytest.mark.asyncio
+async def test_dependences_per_loop() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("4")
         await pilot.pause()
         deps = static_text(app, "#deps-text")
@@ -88,32 +154,67 @@ async def test_step_through_matmul_passes_schedule_and_opencl() -> None:
 
 
 @pytest.mark.asyncio
-async def test_run_matmul_on_opencl_matches() -> None:
+async def test_run_on_cpu_shows_correct_verdict_times_and_chart() -> None:
     app = demo_app("matmul")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("6")
         await pilot.pause()
-        inp = app.query_one("#param-n")
-        assert inp.value == "32"  # type: ignore[attr-defined]
-        inp.value = "8"  # type: ignore[attr-defined]
+        inp = app.query_one("#param-n", Input)
+        assert inp.value == "32"
+        inp.value = "8"
         await pilot.click("#run-button")
-        await wait_run(app, pilot)
+        assert app.query_one("#run-progress").display  # the progress indicator, while it runs
+        await settle(app, pilot)
         assert app.last_run is not None and app.last_run.ok, app.last_run
-        assert "verdict: match" in static_text(app, "#run-output")
-        assert "n=8" in static_text(app, "#run-output")
+        assert app.last_run.device == "cpu"
+        out = static_text(app, "#run-output")
+        assert "verdict: match  (CPU (LLVM JIT); n=8)" in out
+        for label in ("reference (cc)", "LLVM, source order", "hexplore (LLVM)"):
+            assert label in out and " ms" in out.split(label)[1].splitlines()[0]
+        assert "speedup vs reference: " in out and "transferred: none (host memory)" in out
+        assert app.query_one("#run-chart").display
+        assert not app.query_one("#run-progress").display
 
 
 @pytest.mark.asyncio
-async def test_run_of_uncheckable_function_shows_message() -> None:
+async def test_run_on_opencl_reports_bytes_transferred() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("6")
+        await pilot.pause()
+        app.query_one("#param-n", Input).value = "8"
+        await pilot.click("#dev-opencl")
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert app.last_run is not None and app.last_run.ok, app.last_run
+        assert app.last_run.bytes_moved == 2 * 3 * 8 * 8 * 8  # A, B, C of doubles, in and out
+        assert "transferred: 3,072 bytes" in static_text(app, "#run-output")
+
+
+@pytest.mark.asyncio
+async def test_gpu_device_is_disabled_with_its_reason() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("6")
+        gpu = app.query_one("#dev-gpu", RadioButton)
+        assert gpu.disabled and "GPU (CUDA): " in str(gpu.label)
+
+
+@pytest.mark.asyncio
+async def test_failing_runs_show_their_message() -> None:
     app = demo_app("scatter_add")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await wait_run(app, pilot)
+        await settle(app, pilot)
         assert app.last_run is not None and not app.last_run.ok
-        assert "not checkable" in static_text(app, "#run-output")
-        assert "0 SCoPs" in static_text(app, "#run-output")
-        # The views that need a SCoP say so instead of failing.
+        out = static_text(app, "#run-output")
+        assert "verdict: not checkable" in out and "has 0 SCoPs" in out
+        app.query_one("#param-n", Input).value = "0"
+        await pilot.press("r")
+        assert "sizes must be positive integers: n" in static_text(app, "#run-output")
+        await pilot.press("2")
+        await settle(app, pilot)
         assert "no SCoP" in str(app.query_one("#schedule-tree", Tree).root.label)
 
 
@@ -131,28 +232,50 @@ async def test_remark_selection_moves_source_cursor() -> None:
 
 
 @pytest.mark.asyncio
-async def test_syntax_errors_are_shown_in_remarks(tmp_path: Path) -> None:
+async def test_file_with_syntax_errors_opens_and_shows_them(tmp_path: Path) -> None:
     bad = tmp_path / "bad.c"
     bad.write_text(BAD)
     app = HexploreApp(str(bad), BAD)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
         assert app.query_one("#tabs", TabbedContent).active == "remarks"
         rlist = app.query_one("#remark-list", OptionList)
         prompts = [str(rlist.get_option_at_index(i).prompt) for i in range(rlist.option_count)]
         assert any("SyntaxError" in p and "expected expression" in p for p in prompts)
         assert any("FunctionHasErrors" in p for p in prompts)
+        assert "✗" in static_text(app, "#source-body").splitlines()[1]  # the gutter marks line 2
 
 
 @pytest.mark.asyncio
-async def test_help_screen_fits_80x24() -> None:
+async def test_command_palette_jumps_to_a_pass_by_name() -> None:
+    app = demo_app("matmul")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Pass: gpu-mapping")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.trace[app.pass_index].name == "gpu-mapping[0]"
+        await pilot.press("ctrl+p", *"Open code: PTX")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one("#tabs", TabbedContent).active == "code"
+        assert app.query_one(CodeTabs).active == "code-ptx"
+
+
+@pytest.mark.asyncio
+async def test_help_screen_lists_every_binding_and_fits_80x24() -> None:
     app = demo_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         keys = [k for k, _ in app.screen.rows]
-        for key in ("?", "q", "n", "p", "d", "r", "1", "6"):
+        for key in ("?", "q", "n", "p", "d", "u", "r", "c", "f", "s", "1…6", "ctrl+p"):
             assert key in keys
         box = app.screen.query_one("#help-box")
         assert box.region.height <= 24 and box.region.width <= 80
@@ -161,28 +284,5 @@ async def test_help_screen_fits_80x24() -> None:
         assert not isinstance(app.screen, HelpScreen)
 
 
-def test_model_helpers() -> None:
-    s = open_session(str(DEMO), DEMO.read_text())
-    matmul = s.function("matmul")
-    assert matmul is not None
-    assert size_params(matmul.function) == {"n": 32}
-    jacobi = s.function("jacobi_2d")
-    assert jacobi is not None and size_params(jacobi.function) == {"tsteps": 32, "n": 32}
-    assert pass_diff("a\n", "a\n", "x", "y") == "(no change)"
-    assert "+b" in pass_diff("a", "a\nb", "x", "y")
-    scatter = s.function("scatter_add")
-    assert scatter is not None
-    assert gutter_kinds(scatter.remarks)[36] == "Missed"
-
-
-def test_cli_prints_report_when_not_a_terminal() -> None:
-    for argv in (["examples/demo.c", "--function", "matmul"], ["tui", "examples/demo.c", "--function", "matmul"]):
-        out = subprocess.run(
-            [sys.executable, "-m", "tui.cli", *argv], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout
-        assert out.startswith("function matmul (line 12)")
-
-
-def test_analyze_does_not_import_textual() -> None:
-    code = "import sys, tui.cli; sys.exit('textual' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+def test_demo_exists() -> None:
+    assert DEMO.is_file()

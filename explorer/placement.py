@@ -1,0 +1,49 @@
+"""Where the GPU mapping puts an array, for hovers: computed once per SCoP analysis (the mapping
+of a SCoP takes tens to hundreds of milliseconds) and kept while that analysis lives."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from core_compiler.analysis import ScopAnalysis
+from core_compiler.gpu import GpuProgram, MappingOptions, map_to_gpu
+from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
+
+_CACHE: weakref.WeakKeyDictionary[ScopAnalysis, GpuProgram | None] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def gpu_mapping(sa: ScopAnalysis) -> GpuProgram | None:
+    with _LOCK:
+        if sa in _CACHE:
+            return _CACHE[sa]
+    try:
+        schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
+        gpu: GpuProgram | None = map_to_gpu(sa.scop, schedule, MappingOptions(), sa.deps)
+    except Exception:  # the hover then says the placement is unknown; the views show the error
+        gpu = None
+    with _LOCK:
+        _CACHE[sa] = gpu
+    return gpu
+
+
+def placement(sa: ScopAnalysis, statement: str, array: str) -> str | None:
+    """``shared memory in kernel0: a 32x32 tile (reused within a tile)`` and the like."""
+    gpu = gpu_mapping(sa)
+    kernel = next((k for k in gpu.kernels if statement in k.statements), None) if gpu else None
+    if kernel is None:
+        return None
+    if not kernel.parallel:
+        return f"global memory ({kernel.name} runs these statements on one GPU thread)"
+    p = next((p for p in kernel.promotions if p.array == array), None)
+    size = "x".join(map(str, p.size)) if p else ""
+    if p is not None and p.place == "shared":
+        return f"shared memory in {kernel.name}: a {size} tile per block ({p.reason})"
+    if p is not None:
+        return f"registers in {kernel.name}: {size} per thread ({p.reason})"
+    g = next((g for g in kernel.global_accesses if g.array == array), None)
+    why = f" ({g.reason})" if g else ""
+    if statement in kernel.atomic and any(w.array == array for w in sa.scop.statement(statement).writes):
+        why = " (updated with atomic additions)"
+    return f"global memory in {kernel.name}{why}"

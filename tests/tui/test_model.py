@@ -1,0 +1,80 @@
+"""The UI-free parts of the terminal UI: the session, pass filters, the source-to-code map, runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+from tests.tui.helpers import DEMO, ROOT
+from tui.backend_views import compute_backend_views
+from tui.codemap import generated_lines, statement_key, statement_spans
+from tui.model import open_session, pass_diff, size_params, visible_passes
+from tui.runs import run_function
+from tui.source_view import gutter_kinds
+
+
+def test_model_helpers() -> None:
+    s = open_session(str(DEMO), DEMO.read_text())
+    matmul = s.function("matmul")
+    assert matmul is not None
+    assert size_params(matmul.function) == {"n": 32}
+    jacobi = s.function("jacobi_2d")
+    assert jacobi is not None and size_params(jacobi.function) == {"tsteps": 32, "n": 32}
+    assert pass_diff("a\n", "a\n", "x", "y") == "(no change)"
+    assert "+b" in pass_diff("a", "a\nb", "x", "y")
+    scatter = s.function("scatter_add")
+    assert scatter is not None
+    assert gutter_kinds(scatter.remarks)[36] == "Missed"
+
+
+def test_visible_passes_hides_repeated_artifacts() -> None:
+    s = open_session(str(DEMO), DEMO.read_text())
+    fa = s.function("matmul")
+    assert fa is not None
+    trace = fa.trace
+    repeated = (trace[0], trace[1], dataclasses.replace(trace[1], name="again"), trace[2])
+    assert visible_passes(repeated, False) == [0, 1, 2, 3]
+    assert visible_passes(repeated, True) == [0, 1, 3]
+
+
+def test_statement_shapes() -> None:
+    assert statement_key("C[i][j] += alpha * A[i][k] * B[k][j]") == "C+=alpha*A*B"
+    generated = "private_C[(((c0)) - ((T0))) / 16][0] += ((alpha * shared_A[(c0) - ((T0))][c2]) * shared_B[c2][t1]);"
+    assert statement_key(generated) == "C+=alpha*A*B"
+    assert statement_key("C[((c0)) * (n) + (T1 + t1)] = private_C[0][0];") == "C=C"  # a copy: no statement
+
+
+def test_jacobi_statements_map_to_their_own_lines() -> None:
+    s = open_session(str(DEMO), DEMO.read_text())
+    fa = s.function("jacobi_2d")
+    assert fa is not None
+    spans = statement_spans(fa, s.text)
+    assert [(sp.name, sp.line) for sp in spans] == [("S0", 26), ("S1", 29)]
+    views = compute_backend_views(s.path, s.text, fa)
+    for key in ("cuda", "opencl", "c"):
+        lines = views.code[key].lines
+        assert set(lines) == {"S0", "S1"} and not set(lines["S0"]) & set(lines["S1"])
+        text = views.code[key].text.splitlines()
+        assert all(text[n - 1].strip().startswith("B[") for n in lines["S0"])
+    assert generated_lines("no statements here", spans) == {}
+
+
+def test_runs_report_failures_as_results() -> None:
+    gpu = run_function("gpu", str(DEMO), "matmul", {"n": 4}, lambda _: None)
+    assert gpu.verdict == "error" and "cannot run on GPU (CUDA)" in gpu.details
+    missing = run_function("cpu", str(DEMO), "no_such_function", {}, lambda _: None)
+    assert missing.verdict == "error" and not missing.ok
+
+
+def test_cli_prints_report_when_not_a_terminal() -> None:
+    for argv in (["examples/demo.c", "--function", "matmul"], ["tui", "examples/demo.c", "--function", "matmul"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "tui.cli", *argv], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+        assert out.startswith("function matmul (line 12)")
+
+
+def test_analyze_does_not_import_textual() -> None:
+    code = "import sys, tui.cli; sys.exit('textual' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0

@@ -52,20 +52,8 @@ def _signature(k: Kernel, args: tuple[KernelArgSpec, ...]) -> str:
     return f"__global__ void {k.name}({', '.join(_param(a) for a in args)})"
 
 
-_AXES = "xyz"
-
-
 def _kernel(k: Kernel, args: tuple[KernelArgSpec, ...], printer: KernelPrinter) -> str:
-    lines = [_signature(k, args), "{"]
-    n_t = k.n_thread_dims
-    for d in range(k.n_block_dims):
-        lines.append(f"  int b{d} = blockIdx.{_AXES[n_t - 1 - d]} + o{d};")
-    for d in range(n_t):
-        lines.append(f"  int t{d} = threadIdx.{_AXES[n_t - 1 - d]};")
-    lines += [f"  {decl}" for decl in printer.declarations()]
-    lines += CPrinter(printer.user).print(k.ast, 1)
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return printer.body(_signature(k, args))
 
 
 def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str | None, order: tuple[str, ...]) -> str:

@@ -29,10 +29,12 @@ class Dialect:
     barrier: str
     shared: str  # qualifier of a block-local array
     atomic_add: str  # format with `ctype`: the function adding to a global element atomically
+    block_id: str  # format with `dim` (0 = x) and `axis` ("x", "y", "z")
+    thread_id: str
 
 
-OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local", "hx_atomic_add_{ctype}")
-CUDA = Dialect("__syncthreads();", "__shared__", "atomicAdd")
+OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local", "hx_atomic_add_{ctype}", "get_group_id({dim})", "get_local_id({dim})")
+CUDA = Dialect("__syncthreads();", "__shared__", "atomicAdd", "blockIdx.{axis}", "threadIdx.{axis}")
 
 # OpenCL has no floating-point atomic addition: compare-and-swap on the bits (64-bit atomics are
 # the cl_khr_int64_base_atomics extension, which PoCL and every GPU driver provide).
@@ -59,6 +61,20 @@ class KernelPrinter(StatementPrinter):
         self.promoted = {p.array: p for p in kernel.promotions}
         self._tiles: list[str] = []
         self._threads: list[str] = []
+
+    def body(self, signature: str) -> str:
+        """The kernel: ids (the innermost mapped member is x), local copies, then its AST."""
+        k, d = self.kernel, self.dialect
+        lines = [signature, "{"]
+        for b in range(k.n_block_dims):
+            dim = k.n_thread_dims - 1 - b
+            lines.append(f"  int b{b} = {d.block_id.format(dim=dim, axis='xyz'[dim])} + o{b};")
+        for t in range(k.n_thread_dims):
+            dim = k.n_thread_dims - 1 - t
+            lines.append(f"  int t{t} = {d.thread_id.format(dim=dim, axis='xyz'[dim])};")
+        lines += [f"  {decl}" for decl in self.declarations()]
+        lines += CPrinter(self.user).print(k.ast, 1)
+        return "\n".join([*lines, "}"]) + "\n"
 
     def declarations(self) -> list[str]:
         out = isl_aliases(self.scop)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter
+from core_compiler.codegen.ast_print import C_PREAMBLE
 from core_compiler.codegen.kernel_body import OPENCL, OPENCL_ATOMICS, KernelPrinter
 from core_compiler.codegen.statements import StatementPrinter
 from core_compiler.gpu import GpuProgram, Kernel
@@ -63,13 +63,4 @@ def _param(spec: KernelArgSpec) -> str:
 
 
 def _kernel_text(k: Kernel, args: tuple[KernelArgSpec, ...], printer: KernelPrinter) -> str:
-    lines = [f"__kernel void {k.name}({', '.join(_param(a) for a in args)})", "{"]
-    n_t = k.n_thread_dims
-    for d in range(k.n_block_dims):
-        lines.append(f"  int b{d} = get_group_id({n_t - 1 - d}) + o{d};")
-    for d in range(n_t):
-        lines.append(f"  int t{d} = get_local_id({n_t - 1 - d});")
-    lines += [f"  {decl}" for decl in printer.declarations()]
-    lines += CPrinter(printer.user).print(k.ast, 1)
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return printer.body(f"__kernel void {k.name}({', '.join(_param(a) for a in args)})")

@@ -181,12 +181,12 @@ class _Mapper:
         self.scop.ctx.reset_operations()
         shape = self.shape(node, index, whole_band=False)
         n_dims = _n_out(sched)
-        mapping = _mapping_set(self.scop.ctx, self.scop, host, n_dims, shape.tile[: shape.n_thread], shape.block, shape.n_block)
+        mapping = _mapping_set(self.scop.ctx, self.scop, host, n_dims, shape)
         ast = isl.AstBuild.from_context(mapping.params()).node_from_schedule_map(sched.intersect_range(mapping))
         names = set(_names(sched.domain()))
         arrays = sorted({a.array for s in self.scop.statements if s.name in names for a in (*s.reads, *s.writes)})
         kept = tuple(GlobalAccess(a, "the kernel was too costly to analyse for promotion") for a in arrays)
-        return KernelShape(0, shape.n_block, shape.block, shape.tile[: shape.n_block]), (), kept, ast, {}
+        return KernelShape(0, shape.n_block, shape.block, shape.tile[: shape.n_block], shape.grid), (), kept, ast, {}
 
     def shape(self, node: isl.ScheduleNode, index: int, whole_band: bool = True) -> KernelShape:
         """Tiles for every member of a permutable band (only the parallel ones otherwise); blocks
@@ -199,7 +199,8 @@ class _Mapper:
         tile = tile + (self.options.tile_size,) * (n_tiled - len(tile))
         xyz = tuple(sizes.get("block", DEFAULT_BLOCKS.get(n_thread, ())))[:n_thread]
         block = tuple(_divisor_at_most(t, b) for t, b in zip(tile, reversed(xyz), strict=False))
-        return KernelShape(n_tiled, n_block, block, tile)
+        grid = tuple(reversed(tuple(sizes.get("grid", ()))[:n_block]))  # PPCG gives grid sizes x first
+        return KernelShape(n_tiled, n_block, block, tile, grid if len(grid) == n_block else ())
 
     # --------------------------------------------------------------------------- host
 
@@ -380,7 +381,7 @@ class _Layout:
         ys += list(inner) + ["0"] * (self.inner - len(inner))
         names = [f"y{k}" for k in range(len(ys))]
         cons = [f"{n} = {v}" for n, v in zip(names, ys, strict=True)]
-        cons += [f"y{k} = {t} * b{k}" for k, t in enumerate(sh.tile[: sh.n_block])]
+        cons += [f"y{k} = {t} * floor(y{k} / {t}) and {sh.block_of(k, f'floor(y{k} / {t})')}" for k, t in enumerate(sh.tile[: sh.n_block])]
         for k, v in enumerate(threads or []):
             cons.append(f"({v}) - t{k} = {sh.block[k]} * floor((({v}) - t{k}) / {sh.block[k]})")
         if zero_threads:
@@ -515,7 +516,8 @@ def _inner_ast(
     for m in maps:
         pinned = m.intersect_range(pin)
         inner = inner.union(isl.UnionMap.from_map(pinned.project_out(isl.dim_type.out, 0, n_prefix)))
-    tiles = [f"T{k} = {t} * b{k}" if k < shape.n_block else f"T{k} = {t} * floor(T{k} / {t})" for k, t in enumerate(shape.tile)]
+    tiles = [f"T{k} = {t} * floor(T{k} / {t})" for k, t in enumerate(shape.tile)]
+    tiles += [shape.block_of(k, f"floor(T{k} / {shape.tile[k]})") for k in range(shape.n_block)]
     context = _thread_context(scop, host, shape, extra=ts, constraints=tiles)
     pinned_prefix = prefix.reset_tuple_id()
     pin_prefix = isl.Set.read_from_str(scop.ctx, f"[{', '.join(ts)}] -> {{ [{', '.join(ys[:n_prefix])}] : {fix} }}")
@@ -536,23 +538,15 @@ def _thread_context(
     return isl.Set.read_from_str(scop.ctx, text).intersect_params(scop.context.params())
 
 
-def _mapping_set(
-    ctx: isl.Context,
-    scop: Scop,
-    host: tuple[str, ...],
-    n_dims: int,
-    tile: tuple[int, ...],
-    block: tuple[int, ...],
-    n_block: int,
-) -> isl.UnionSet:
+def _mapping_set(ctx: isl.Context, scop: Scop, host: tuple[str, ...], n_dims: int, shape: KernelShape) -> isl.UnionSet:
     """Constraints on the unit's schedule dims: tile = block id, point ≡ thread id (mod block)."""
     params = [*_isl_params(scop), *host]
-    params += [f"b{k}" for k in range(n_block)] + [f"t{k}" for k in range(len(block))]
+    params += [f"b{k}" for k in range(shape.n_block)] + [f"t{k}" for k in range(shape.n_thread)]
     dims = [f"x{k}" for k in range(n_dims)]
     cons = []
-    for k, (t, b) in enumerate(zip(tile, block, strict=True)):
-        if k < n_block:
-            cons.append(f"floor(x{k}/{t}) = b{k}")
+    for k, (t, b) in enumerate(zip(shape.tile, shape.block, strict=False)):
+        if k < shape.n_block:
+            cons.append(shape.block_of(k, f"floor(x{k}/{t})"))
         cons.append(f"(x{k} - t{k}) mod {b} = 0 and 0 <= t{k} < {b}")
     text = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {' and '.join(cons) or 'true'} }}"
     return isl.UnionSet.from_set(isl.Set.read_from_str(ctx, text))

@@ -68,10 +68,18 @@ class KernelShape:
     n_block: int  # the first n_block tiles are block-mapped
     block: tuple[int, ...]  # threads per thread-mapped member, outermost first
     tile: tuple[int, ...]  # tile size per tiled member
+    grid: tuple[int, ...] = ()  # blocks per block dim; () as many as tiles. Fewer: tiles modulo the grid
 
     @property
     def n_thread(self) -> int:
         return len(self.block)
+
+    def block_of(self, k: int, tile_index: str) -> str:
+        """isl constraint: tile number `tile_index` of block dim `k` runs on block ``b{k}``."""
+        if k >= len(self.grid):
+            return f"{tile_index} = b{k}"
+        g = self.grid[k]
+        return f"{tile_index} - b{k} = {g} * floor(({tile_index} - b{k}) / {g})"
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
         out = ["{"]
         out += [f"  int {h} = {expr_c(a)};" for h, a in zip(k.host_params, args, strict=True)]
         grid = [f"(({expr_c(hi)}) - ({expr_c(lo)}) + 1)" for lo, hi in zip(k.grid_min, k.grid_max, strict=True)]
+        grid = [f"hx_min({g}, {cap})" for g, cap in zip(grid, k.shape.grid, strict=True)] if k.shape.grid else grid
         out += [f"  int o{d} = {expr_c(lo)};" for d, lo in enumerate(k.grid_min)]
         block_xyz = list(reversed(k.block)) or [1]
         grid_xyz = list(reversed(grid)) or ["1"]

@@ -36,6 +36,8 @@ def launches_for(program: DeviceProgram, ints: Mapping[str, int], floats: Mappin
         lo = [evaluate(e, {**env, **dict(zip(kernel.host_params, host_vals, strict=True))}) for e in kernel.grid_min]
         hi = [evaluate(e, {**env, **dict(zip(kernel.host_params, host_vals, strict=True))}) for e in kernel.grid_max]
         blocks = [max(h - lo_ + 1, 0) for lo_, h in zip(lo, hi, strict=True)]
+        if kernel.shape.grid:  # more tiles than blocks: each block takes every grid-th tile
+            blocks = [min(n, cap) for n, cap in zip(blocks, kernel.shape.grid, strict=True)]
         block = list(kernel.block)
         grid = blocks + [1] * (len(block) - len(blocks))
         global_size = tuple(g * b for g, b in zip(reversed(grid), reversed(block), strict=True)) or (1,)

@@ -65,3 +65,19 @@ def test_analyze_gpu_shows_schedule_kernels_and_placement(capsys: pytest.Capture
     assert "kernel_gemm#scop0: schedule tree\ndomain" in out
     assert "A: shared 32x32 (reused within a tile)" in out and "C: register 2x1" in out
     assert "[Passed:Offloaded]" in out and "[Analysis:RuntimeOffloadCheck]" in out
+
+
+@pytest.mark.parametrize("name", ["gemm", "jacobi_2d", "atax", "seidel_2d"])
+def test_more_tiles_than_blocks_map_modulo_the_grid(name: str) -> None:
+    """PPCG's `grid` sizes: with 2 blocks per dimension each block takes every other tile."""
+    import json
+
+    from core_compiler.gpu import MappingOptions
+    from core_compiler.runtime.differential import check_opencl
+    from core_compiler.sizes import parse_sizes
+
+    entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")
+    mapping = MappingOptions(tile_size=8, sizes=parse_sizes("{kernel[i]->grid[2,2]}"))
+    for params in (entry["sizes"], {p: 2 if p in ("tsteps", "tmax") else 37 for p in entry["sizes"]}):
+        result = check_opencl(str(KERNELS / entry["file"]), entry["function"], params, entry["size_limits"], mapping=mapping)
+        assert result.ok, result.comparison.report()

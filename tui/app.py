@@ -64,7 +64,7 @@ class HexploreApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "hexplore"
     COMMANDS = App.COMMANDS | {HexploreCommands}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (App declares it without ClassVar)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?"),

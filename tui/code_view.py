@@ -71,7 +71,11 @@ class CodeTabs(Vertical):
             static.update(view.text)
             return
         syntax = Syntax(view.text, view.target.lexer, theme="monokai", line_numbers=True, highlight_lines=set(lines))
-        static.update(Group(Text(_header(view, statements, lines), style="dim"), syntax))
+        header = _header(view, statements, lines)
+        # A fixed width spares textual measuring the whole listing on every layout.
+        gutter = len(str(view.text.count("\n") + 1)) + 4
+        static.styles.width = max(len(header), gutter + max(map(len, view.text.splitlines()), default=0))
+        static.update(Group(Text(header, style="dim"), syntax))
         if lines:
             scroll = static.parent
             if isinstance(scroll, VerticalScroll):

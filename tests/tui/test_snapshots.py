@@ -1,0 +1,64 @@
+"""Snapshots (pytest-textual-snapshot) of the main screens at 80x24 and 160x48.
+
+The app runs with `show_times=False`: pass and run timings are never the same twice, so they are
+left out of these screens (the pilot tests check that they are shown). Update with
+`pytest tests/tui/test_snapshots.py --snapshot-update` and review the SVGs in a browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tests.tui.helpers import demo_app, settle
+
+SIZES = [(80, 24), (160, 48)]
+Steps = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+async def press(pilot: Pilot[Any], *keys: str) -> None:
+    await settle(pilot.app, pilot)  # type: ignore[arg-type]
+    await pilot.press(*keys)
+    await settle(pilot.app, pilot)  # type: ignore[arg-type]
+
+
+async def source_and_remarks(pilot: Pilot[Any]) -> None:
+    await press(pilot, "5", "down")
+
+
+async def passes_with_diff(pilot: Pilot[Any]) -> None:
+    await press(pilot, "n", "n", "n", "n", "n", "d")
+
+
+async def schedule_tree(pilot: Pilot[Any]) -> None:
+    await press(pilot, "2")
+
+
+async def cuda_tab(pilot: Pilot[Any]) -> None:
+    await press(pilot, "3", "s", *["down"] * 5)
+
+
+async def run_panel_after_cpu_run(pilot: Pilot[Any]) -> None:
+    await press(pilot, "6")
+    pilot.app.query_one("#param-n", Input).value = "8"
+    await press(pilot, "r")
+
+
+SCREENS: dict[str, tuple[str, Steps]] = {
+    "source_remarks": ("scatter_add", source_and_remarks),
+    "passes_diff": ("matmul", passes_with_diff),
+    "schedule_tree": ("matmul", schedule_tree),
+    "cuda_tab": ("matmul", cuda_tab),
+    "run_cpu": ("matmul", run_panel_after_cpu_run),
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_screen(snap_compare: Any, screen: str, size: tuple[int, int]) -> None:
+    function, steps = SCREENS[screen]
+    assert snap_compare(demo_app(function, show_times=False), terminal_size=size, run_before=steps)

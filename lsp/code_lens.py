@@ -1,4 +1,5 @@
-"""Code lenses above functions that have SCoPs: "show schedule tree", "show passes", "run".
+"""Code lenses above functions that have SCoPs: "show schedule tree", "show passes", "show CUDA"
+(the `target` setting picks which generated code), "run".
 
 The commands are *client-side* (see PROTOCOL.md): each takes one argument ``{uri, function}`` and
 maps to the custom request of the same purpose, so the editor decides where to show the result.
@@ -16,9 +17,16 @@ COMMANDS = (
     ("show passes", "hexplore.showPasses"),
     ("run", "hexplore.run"),
 )
+CODE_COMMANDS = {
+    "cuda": ("show CUDA", "hexplore.showCuda"),
+    "opencl": ("show OpenCL", "hexplore.showOpenCL"),
+    "c": ("show C", "hexplore.showC"),
+    "ptx": ("show PTX", "hexplore.showPtx"),
+    "llvm": ("show LLVM IR", "hexplore.showLlvmIr"),
+}
 
 
-def code_lenses(analysis: DocumentAnalysis, index: LineIndex) -> list[types.CodeLens]:
+def code_lenses(analysis: DocumentAnalysis, index: LineIndex, target: str = "cuda") -> list[types.CodeLens]:
     out = []
     for fr in analysis.functions:
         fn = fr.analysis.function
@@ -26,5 +34,6 @@ def code_lenses(analysis: DocumentAnalysis, index: LineIndex) -> list[types.Code
             continue
         rng = index.range(fn.name_range)
         args = [{"uri": analysis.document.uri, "function": fn.name}]
-        out += [types.CodeLens(rng, types.Command(title=t, command=c, arguments=args)) for t, c in COMMANDS]
+        commands = [*COMMANDS[:2], CODE_COMMANDS.get(target, CODE_COMMANDS["cuda"]), *COMMANDS[2:]]
+        out += [types.CodeLens(rng, types.Command(title=t, command=c, arguments=args)) for t, c in commands]
     return out

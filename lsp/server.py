@@ -257,7 +257,7 @@ class HexploreServer(LanguageServer):
 
     async def on_code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
         analysis = await self.snapshot(params.text_document.uri)
-        return code_lens.code_lenses(analysis, self._index(analysis.document.text))
+        return code_lens.code_lenses(analysis, self._index(analysis.document.text), self.explorer.settings.target)
 
     async def on_functions(self, params: Any) -> list[dict[str, Any]]:
         uri = custom_requests.field(params, "uri", custom_requests.FUNCTIONS)

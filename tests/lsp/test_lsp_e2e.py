@@ -240,6 +240,7 @@ async def test_code_lenses(client: LanguageClient) -> None:
     assert got == [
         (8, "show schedule tree", "hexplore.showScheduleTree", args),
         (8, "show passes", "hexplore.showPasses", args),
+        (8, "show CUDA", "hexplore.showCuda", args),  # the default `target` setting
         (8, "run", "hexplore.run", args),
     ]
     none = await client.text_document_code_lens_async(

@@ -18,6 +18,7 @@ from core_compiler.compile import mapping_remarks
 from core_compiler.gpu import GpuProgram, MappingOptions, map_to_gpu
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.profitability import decide
+from core_compiler.remarks import Remark
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
 
 
@@ -27,9 +28,14 @@ class BackendOptions:
     schedule: ScheduleOptions = field(default_factory=lambda: ScheduleOptions(parallel_reductions=True))
 
 
-def backend_trace(fn: FunctionAnalysis, options: BackendOptions | None = None) -> tuple[PassRecord, ...]:
+def backend_trace(
+    fn: FunctionAnalysis, options: BackendOptions | None = None, source: tuple[str, str] | None = None
+) -> tuple[PassRecord, ...]:
+    """`source` (path, whole file text) adds the `ad` pass: the reverse-mode derivative."""
     options = options or BackendOptions()
     trace = Trace()
+    if source is not None and fn.scops:
+        trace.run("ad", lambda: _derivative(fn, *source), str)
     for sa in fn.scops:
         try:
             _scop_passes(trace, fn, sa, options)
@@ -55,6 +61,20 @@ def _scop_passes(trace: Trace, fn: FunctionAnalysis, sa: ScopAnalysis, options: 
     trace.run(f"codegen-opencl[{k}]", lambda: (generate_opencl(gpu).source, []), str)
     trace.run(f"llvm-ir[{k}]", lambda: (_cpu_ir(sa, schedule), []), str)
     trace.run(f"ptx[{k}]", lambda: (_ptx(gpu), []), str)
+
+
+def _derivative(fn: FunctionAnalysis, path: str, text: str) -> tuple[str, list[Remark]]:
+    """The gradient of everything the function writes with respect to its floating-point
+    parameters (what `hexplore grad FILE --function F --wrt <all>` prints), or why not."""
+    from core_compiler.ad import NotDifferentiable, differentiate
+    from core_compiler.ad.differentiate import float_param
+
+    wrt = tuple(p.name for p in fn.function.params if float_param(p))
+    try:
+        d = differentiate(path, fn.function.name, wrt, text=text)
+    except NotDifferentiable as e:
+        return f"not differentiated: {e}\n", list(e.remarks)
+    return d.source, list(d.remarks)
 
 
 def _cpu_ir(sa: ScopAnalysis, schedule: object) -> str:

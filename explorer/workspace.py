@@ -339,7 +339,8 @@ class Workspace:
         with self._lock:
             back = self._backend.get(fa)
         if back is None:
-            back = backend_trace(fa, _backend_options(self.settings))
+            doc = self.document(uri)
+            back = backend_trace(fa, _backend_options(self.settings), (doc.path, doc.text))
             with self._lock:
                 self._backend[fa] = back
         return front + back

@@ -103,7 +103,7 @@ def differentiate(
 
 
 def _check_names(fn: ir.Function, names: tuple[str, ...], flag: str) -> None:
-    floats = [p.name for p in fn.params if _float_param(p)]
+    floats = [p.name for p in fn.params if float_param(p)]
     bad = [n for n in names if n not in floats]
     if bad:
         raise NotDifferentiable(
@@ -112,7 +112,7 @@ def _check_names(fn: ir.Function, names: tuple[str, ...], flag: str) -> None:
         )
 
 
-def _float_param(p: ir.Param) -> bool:
+def float_param(p: ir.Param) -> bool:
     t = p.type
     while isinstance(t, ir.Pointer | ir.Array):
         t = t.pointee if isinstance(t, ir.Pointer) else t.elem

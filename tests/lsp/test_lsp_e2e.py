@@ -266,7 +266,7 @@ async def test_passes_and_artifact_requests(client: LanguageClient) -> None:
     passes = await _request(client, "hexplore/passes", {"uri": uri, "function": "matmul"})
     names = [p["name"] for p in passes]
     assert names == [
-        "frontend", "scop-detect", "polyhedral-model[0]", "dependences[0]",
+        "frontend", "scop-detect", "polyhedral-model[0]", "dependences[0]", "ad",
         "schedule[0]", "gpu-mapping[0]", "codegen-cuda[0]", "codegen-opencl[0]", "llvm-ir[0]", "ptx[0]",
     ]
     assert all(p["elapsed_ms"] >= 0 and p["remark_count"] >= 0 for p in passes)
@@ -278,6 +278,8 @@ async def test_passes_and_artifact_requests(client: LanguageClient) -> None:
     assert cuda["language"] == "cuda-cpp" and "__global__ void kernel0(" in cuda["text"]
     mapping = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "gpu-mapping[0]"})
     assert "A: shared 32x32" in mapping["text"] and "C: register" in mapping["text"]
+    ad = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "ad"})
+    assert "void matmul_grad(" in ad["text"] and "d_A" in ad["text"]
 
 
 async def test_schedule_tree_request(client: LanguageClient) -> None:

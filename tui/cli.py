@@ -196,7 +196,7 @@ def cmd_grad(args: argparse.Namespace) -> int:
         sys.stdout.write(d.source)
     else:
         fa = analyze_file(args.file, d.translation_unit, opts, only=d.core)
-        for name, body in compile_file(fa, args.target, MappingOptions()).files.items():
+        for name, body in compile_file(fa, args.target, MappingOptions(), always_offload=True).files.items():
             sys.stdout.write(f"// ===== {name}\n{body}")
     if not args.check:
         return 0

@@ -72,5 +72,5 @@ def test_ptx_uses_atomic_add(path: Path) -> None:
     ptx = lower_gpu(gpu).ptx
     assert "atom.global.add.f64" in ptx
     if ptxas_path() is None:
-        pytest.skip("ptxas is not installed: the PTX cannot be assembled")
+        pytest.skip(reason="ptxas is not installed: the PTX cannot be assembled")
     assert run_ptxas(ptx).ok

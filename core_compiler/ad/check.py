@@ -26,7 +26,7 @@ from core_compiler.analysis import AnalysisOptions, analyze_file
 from core_compiler.codegen.opencl import generate_opencl
 from core_compiler.frontend import ParseOptions
 from core_compiler.gpu import MappingOptions, map_to_gpu
-from core_compiler.runtime.differential import NotCheckable, _prologue_values, _single_scop
+from core_compiler.runtime.differential import NotCheckable, scop_values
 from core_compiler.runtime.gpu_opencl import run_program_opencl
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import build_reference, call_reference
@@ -214,13 +214,10 @@ def run_opencl_function(
     fa = analyze_file(path, text, ParseOptions(defines=layout.defines), AnalysisOptions(), only=function)
     (fn,) = fa.functions
     try:
-        sa = _single_scop(fn.function, fn.scops)
+        values = scop_values(fn.function, fn.scops, layout)
     except NotCheckable as e:
         raise NotDifferentiable(f"the derivative cannot run on OpenCL: {e}") from e
-    floats = {s.name: float(s.value) for s in layout.scalars if s.dtype.kind == "f"}
-    ints = {s.name: int(s.value) for s in layout.scalars if s.dtype.kind != "f"}
-    prologue = _prologue_values(fn.function, sa, {**ints, **floats})
-    floats.update({k: float(v) for k, v in prologue.items()})
+    sa, ints, floats, prologue = values.scop, values.ints, values.floats, values.prologue
     gpu = map_to_gpu(sa.scop, compute_schedule(sa.scop, sa.deps, ScheduleOptions()), MappingOptions())
     program = generate_opencl(gpu)
     arrays = {s.name: np.array(inputs[s.name], dtype=s.dtype, copy=True) for s in layout.arrays}

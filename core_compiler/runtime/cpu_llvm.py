@@ -21,7 +21,7 @@ from core_compiler.frontend import ParseOptions
 from core_compiler.llvm.cpu import lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype, set_threads
 from core_compiler.runtime.compare import Comparison, compare_arrays
-from core_compiler.runtime.differential import _is_int, _prologue_values, _single_scop
+from core_compiler.runtime.differential import scop_values
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import BuildOptions, run_reference
 from core_compiler.runtime.signature import Layout, LayoutError, compute_layout, macro_defines
@@ -68,11 +68,8 @@ def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Ma
         raise LayoutError(f"no function {function!r} in {path}")
     (fn,) = fa.functions
     layout = compute_layout(fn.function, params, defines=defines)
-    sa = _single_scop(fn.function, fn.scops)
-    floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
-    ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
-    floats.update(_prologue_values(fn.function, sa, {**ints, **floats}))
-    return CpuCase(path, layout, sa, make_inputs(layout), ints, floats)
+    values = scop_values(fn.function, fn.scops, layout)
+    return CpuCase(path, layout, values.scop, make_inputs(layout), values.ints, values.floats)
 
 
 def compile_original(case: CpuCase) -> JitFunction:

@@ -27,7 +27,7 @@ from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.gpu_opencl import run_program_opencl
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import BuildOptions, ReferenceResult, run_reference
-from core_compiler.runtime.signature import layout_for_source
+from core_compiler.runtime.signature import Layout, layout_for_source
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
 
 
@@ -61,14 +61,11 @@ def check_opencl(
     layout = layout_for_source(path, function, params, size_limits=size_limits)
     fa = analyze_file(path, parse_options=ParseOptions(defines=layout.defines), options=AnalysisOptions(), only=function)
     (fn,) = fa.functions
-    sa = _single_scop(fn.function, fn.scops)
+    values = scop_values(fn.function, fn.scops, layout)
+    sa, ints, floats, prologue = values.scop, values.ints, values.floats, values.prologue
     inputs = make_inputs(layout)
     reference = run_reference(path, layout, inputs)
     expected = reference.arrays
-    floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
-    ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
-    prologue = _prologue_values(fn.function, sa, {**ints, **floats})
-    floats.update({k: float(v) for k, v in prologue.items()})
     schedule = schedule or ScheduleOptions(parallel_reductions=True)
     gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, schedule), mapping or MappingOptions(), sa.deps)
     program = generate_opencl(gpu)
@@ -115,6 +112,24 @@ def _outputs(result: ReferenceResult) -> dict[str, np.ndarray]:
     if result.returned is not None:
         out["return"] = np.asarray(result.returned)
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class ScopValues:
+    scop: ScopAnalysis  # the function's one SCoP
+    ints: dict[str, int]  # integer parameters
+    floats: dict[str, float]  # floating parameters and the scalars declared before the SCoP
+    prologue: dict[str, float]  # the scalars declared before the SCoP alone
+
+
+def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> ScopValues:
+    """What running generated code for `fn` needs besides its arrays; `NotCheckable` when the
+    body is not one SCoP plus scalar set-up."""
+    sa = _single_scop(fn, scops)
+    floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
+    ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
+    prologue = _prologue_values(fn, sa, {**ints, **floats})
+    return ScopValues(sa, ints, {**floats, **prologue}, prologue)
 
 
 def _is_int(ctype: str) -> bool:

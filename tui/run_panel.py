@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 from textual_plotext import PlotextPlot
 
-from tui.runs import DEVICES, RunResult, gpu_unavailable_reason, summary
+from tui.runs import DEVICES, RunResult, cuda_unavailable, summary
 
 
 class RunPanel(VerticalScroll):
@@ -26,7 +26,7 @@ class RunPanel(VerticalScroll):
         with RadioSet(id="device"):
             yield RadioButton(DEVICES["cpu"], value=True, id="dev-cpu")
             yield RadioButton(DEVICES["opencl"], id="dev-opencl")
-            yield RadioButton(f"{DEVICES['gpu']}: {gpu_unavailable_reason()}", id="dev-gpu", disabled=True)
+            yield RadioButton(f"{DEVICES['gpu']}: {cuda_unavailable()}", id="dev-gpu", disabled=True)
         yield Vertical(id="run-params")
         yield Button("Run", id="run-button", variant="primary")
         yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="run-progress")

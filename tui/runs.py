@@ -3,18 +3,18 @@
 - ``cpu``: hexplore's tiled, OpenMP-parallel order JIT-compiled by LLVM, against the C compiler's
   build of the original.
 - ``opencl``: the generated OpenCL on PoCL's CPU device (kernel and copy times, bytes moved).
-- ``gpu``: needs a CUDA device and a CUDA runtime; `gpu_unavailable_reason` says what is missing.
+- ``gpu``: needs a CUDA device and a CUDA runtime; `core_compiler.runtime.run.cuda_unavailable` says what is missing.
 
 Every failure comes back as a `RunResult` with a message; nothing here raises.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+
+from core_compiler.runtime.run import cuda_unavailable
 
 DEVICES = {"cpu": "CPU (LLVM JIT)", "opencl": "OpenCL (PoCL)", "gpu": "GPU (CUDA)"}
 Progress = Callable[[str], None]
@@ -41,13 +41,6 @@ class RunResult:
         return self.times[0][1] / self.times[-1][1]
 
 
-def gpu_unavailable_reason() -> str:
-    """Why the GPU choice is disabled. hexplore has no CUDA runner yet, so there is always one."""
-    if not Path("/dev/nvidia0").exists() and shutil.which("nvidia-smi") is None:
-        return "no CUDA device on this machine"
-    return "hexplore has no CUDA runtime yet (pycuda runner not written)"
-
-
 def run_function(device: str, path: str, function: str, params: Mapping[str, int], progress: Progress) -> RunResult:
     """`core_compiler.runtime.run.run_function`: a worker process with a time limit, so a crash or
     an endless loop in generated code comes back as a message and never takes the UI down."""
@@ -55,7 +48,7 @@ def run_function(device: str, path: str, function: str, params: Mapping[str, int
 
     start = time.perf_counter()
     if device not in ("cpu", "opencl"):
-        return RunResult(device, dict(params), "error", f"cannot run on {DEVICES.get(device, device)}: {gpu_unavailable_reason()}")
+        return RunResult(device, dict(params), "error", f"cannot run on {DEVICES.get(device, device)}: {cuda_unavailable()}")
     progress("building the reference with the C compiler and running both (in a worker process)")
     r = run_in_worker(path, function, device, params)
     elapsed = time.perf_counter() - start

@@ -9,8 +9,10 @@ or an endless loop in generated code is reported, never inherited.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from core_compiler.runtime.compare import Comparison
 from core_compiler.runtime.worker import run_in_worker
@@ -36,8 +38,11 @@ class RunReport:
         return asdict(self)
 
 
-def cuda_unavailable() -> str | None:
-    """Why `--device cuda` cannot run here, or None."""
+def cuda_unavailable() -> str:
+    """Why `--device cuda` cannot run here (hexplore has no CUDA runner yet, so there is always a
+    reason; the first one that applies)."""
+    if not Path("/dev/nvidia0").exists() and shutil.which("nvidia-smi") is None:
+        return "no CUDA device on this machine"
     try:
         import pycuda.driver as cuda  # type: ignore[import-not-found]
 
@@ -52,8 +57,7 @@ def cuda_unavailable() -> str | None:
 def run_function(path: str, function: str, device: str, params: Mapping[str, int], timeout_s: float = 120.0) -> RunReport:
     """One run, in a worker process; failures come back as a report with a message."""
     if device == "cuda":
-        why = cuda_unavailable()
-        return _failed(function, device, params, why or "")
+        return _failed(function, device, params, cuda_unavailable())
     outcome = run_in_worker(_measure, (path, function, device, dict(params)), timeout_s=timeout_s)
     if outcome.error is not None:
         return _failed(function, device, params, outcome.error.message)

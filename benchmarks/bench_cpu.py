@@ -8,6 +8,10 @@ where their arrays are already 150-300 MB; ``--quick`` divides every extent by 4
 check that the script works without occupying a shared machine. Every optimized result is
 compared with gcc's (the ``check`` column). Times are the best of ``--repeat`` calls.
 
+hexplore's code is the variant `cpu_llvm.choose_variant` picks on that many threads after timing
+each once: T (tiled), U (the same schedule untiled) or S (the source order); the ``variant``
+column shows the choice for 1 thread / all cores.
+
     python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]
 """
 
@@ -27,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from core_compiler.llvm.jit import set_threads  # noqa: E402
 from core_compiler.runtime.compare import compare_arrays  # noqa: E402
-from core_compiler.runtime.cpu_llvm import CpuCase, compile_optimized, prepare, run_jit  # noqa: E402
+from core_compiler.runtime.cpu_llvm import CpuCase, choose_variant, prepare, run_jit  # noqa: E402
 from core_compiler.runtime.reference import BuildOptions, run_reference  # noqa: E402
 
 KERNELS = ROOT / "tests" / "kernels"
@@ -81,7 +85,7 @@ def main() -> None:
     repeat = 1 if args.quick else args.repeat
     print(f"\nCPU: gcc -O3 -march=native vs hexplore (LLVM O3, {cores} cores), best of {repeat}"
           f"{' (--quick: extents / 4)' if args.quick else ''}")  # fmt: skip
-    head = f"{'kernel':16}{'size':28}{'gcc':>9}{'hx 1T':>9}{'hx ' + str(cores) + 'T':>9}{'x 1T':>7}{'x ' + str(cores) + 'T':>7}{'polly':>9}  check"
+    head = f"{'kernel':16}{'size':28}{'gcc':>9}{'hx 1T':>9}{'hx ' + str(cores) + 'T':>9}{'x 1T':>7}{'x ' + str(cores) + 'T':>7}{'polly':>9}  variant check"
     print(head)
     print("-" * len(head))
     speedups: tuple[list[float], list[float]] = ([], [])
@@ -113,25 +117,29 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
     path = str(KERNELS / k["file"])
     case = prepare(path, k["function"], sizes, k["size_limits"])
     gcc = [run_reference(path, case.layout, case.inputs, options=GCC) for _ in range(repeat + 1)][1:]
-    jit = compile_optimized(case, parallel=True)
-    one = _runs(jit, case, 1, repeat)
-    many = _runs(jit, case, cores, repeat)
+    one, one_variant = _runs(case, 1, repeat)
+    many, many_variant = _runs(case, cores, repeat)
     ok = compare_arrays(dict(gcc[0].arrays), many[1]).ok and compare_arrays(dict(gcc[0].arrays), one[1]).ok
     t_gcc = min(r.elapsed_s for r in gcc)
     t_polly = _polly(path, case, repeat) if polly else None
     size = ",".join(f"{n}={v}" for n, v in sizes.items())
     polly_text = f"{t_polly:>8.3f}s" if t_polly is not None else f"{'n/a':>9}"
+    variants = f"{_SHORT[one_variant]}/{_SHORT[many_variant]}"
     print(f"{k['file'].removesuffix('.c'):16}{size:28}{t_gcc:>8.3f}s{one[0]:>8.3f}s{many[0]:>8.3f}s"
-          f"{t_gcc / one[0]:>6.2f}x{t_gcc / many[0]:>6.2f}x{polly_text}  {'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
+          f"{t_gcc / one[0]:>6.2f}x{t_gcc / many[0]:>6.2f}x{polly_text}  {variants:7}{'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
     return t_gcc, one[0], many[0]
 
 
-def _runs(jit, case: CpuCase, threads: int, repeat: int):  # type: ignore[no-untyped-def]
-    """Best time and first result; one untimed call first (libgomp starts its threads then)."""
+_SHORT = {"tiled": "T", "untiled": "U", "source order": "S"}
+
+
+def _runs(case: CpuCase, threads: int, repeat: int):  # type: ignore[no-untyped-def]
+    """The variant hexplore chooses on `threads` threads (`choose_variant`, which also makes the
+    untimed first call that starts libgomp's threads): its best time, first result and name."""
     set_threads(threads)
-    run_jit(jit, case)
+    jit, choice, _ = choose_variant(case, parallel=True)
     runs = [run_jit(jit, case) for _ in range(repeat)]
-    return min(t for _, t in runs), runs[0][0]
+    return (min(t for _, t in runs), runs[0][0]), choice.chosen
 
 
 def _polly(path: str, case: CpuCase, repeat: int) -> float:

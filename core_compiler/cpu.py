@@ -1,7 +1,8 @@
 """The CPU schedule: the isl schedule's bands tiled for locality, parallel loops marked.
 
-Every permutable band with at least two members is tiled (``tile_size`` per member); a band with
-one member is left as it is. The outermost band of each subtree whose first member is coincident
+Every permutable band with at least two members is tiled (``tile_size`` per member), and inside a
+tile the member with stride-1 accesses runs innermost (untiled, the band is interchanged the same
+way); a band with one member is left as it is. The outermost band of each subtree whose first member is coincident
 gets a ``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
 ``parallel for`` in C, ``GOMP_parallel`` in LLVM IR). Inner parallel loops are not marked: one level
 of threads is what OpenMP runs well.
@@ -45,18 +46,24 @@ def cpu_program(scop: Scop, schedule: isl.Schedule, options: CpuOptions = CpuOpt
 
 
 def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: bool, scop: Scop) -> isl.ScheduleNode:
-    """Tile and mark the subtree at `node`; returns the node at the same position."""
+    """Tile (or, untiled, interchange) and mark the subtree at `node`; returns the node at the same
+    position."""
     if node.get_type() == isl.schedule_node_type.band and node.band_n_member() > 0:
         n = node.band_n_member()
-        parallel = options.parallel and not inside_parallel and bool(node.band_member_get_coincident(0))
-        if options.tile_size > 1 and n >= 2 and node.band_get_permutable():
+        permutable = n >= 2 and bool(node.band_get_permutable())
+        order = _point_order(node, scop) if permutable else list(range(n))
+        if permutable and options.tile_size > 1:
             sizes = isl.MultiVal.zero(node.band_get_space())
             for k in range(n):
                 sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
-            points = _stride_one_innermost(node.band_tile(sizes).child(0), scop)  # tile band, point band
-            node = _transform_children(points, options, True, scop).parent()
+            points = _permute(node.band_tile(sizes).child(0), order)  # tile band, point band
+            inner, node = True, points.parent()
         else:
-            node = _transform_children(node, options, inside_parallel or parallel, scop)
+            node = _permute(node, order)
+            inner = False
+        parallel = options.parallel and not inside_parallel and bool(node.band_member_get_coincident(0))
+        node = _transform_children(node.child(0) if inner else node, options, inner or inside_parallel or parallel, scop)
+        node = node.parent() if inner else node
         if parallel:
             node = node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx()))
         return node
@@ -72,16 +79,22 @@ def _transform_children(node: isl.ScheduleNode, options: CpuOptions, inside_para
 # ------------------------------------------------------------------------------ point-loop order
 
 
-def _stride_one_innermost(points: isl.ScheduleNode, scop: Scop) -> isl.ScheduleNode:
+def _point_order(band: isl.ScheduleNode, scop: Scop) -> list[int]:
     """Inside a tile the loops may run in any order (the band is permutable): put innermost the
     member along which most accesses touch consecutive elements (and parallel ones first among
-    equals), so the innermost loop vectorizes — gemm's point loops become i, k, j, not i, j, k."""
-    n = points.band_n_member()
-    scores = [_score(points, m, scop) for m in range(n)]
+    equals), so the innermost loop vectorizes — gemm's point loops become i, k, j, not i, j, k.
+    Scored on the band before tiling, whose members are plain iterators."""
+    n = band.band_n_member()
+    scores = [_score(band, m, scop) for m in range(n)]
     best = max(range(n), key=lambda m: (scores[m], m))
     if best == n - 1 or scores[best] <= scores[n - 1]:
+        return list(range(n))
+    return [m for m in range(n) if m != best] + [best]
+
+
+def _permute(points: isl.ScheduleNode, order: list[int]) -> isl.ScheduleNode:
+    if order == sorted(order):
         return points
-    order = [m for m in range(n) if m != best] + [best]
     partial = points.band_get_partial_schedule()
     coincident = [bool(points.band_member_get_coincident(m)) for m in order]
     mupa = partial
@@ -93,26 +106,30 @@ def _stride_one_innermost(points: isl.ScheduleNode, scop: Scop) -> isl.ScheduleN
     return node
 
 
-def _score(points: isl.ScheduleNode, member: int, scop: Scop) -> float:
+def _score(band: isl.ScheduleNode, member: int, scop: Scop) -> float:
     """+1 per access whose last subscript moves by ±1 along the member, -1 per access it strides
-    over (the member in an outer subscript); +0.5 when the member is parallel."""
-    score = 0.5 if points.band_member_get_coincident(member) else 0.0
-    upa = points.band_get_partial_schedule().get_at(member)
+    over (the member in an outer subscript); +0.5 when the member is parallel. Accesses of the
+    band's deepest statements count fully, the others (a ``t[i] = 0`` before the ``j`` loop, run
+    once per ``j`` loop) a hundredth: they execute far less often."""
+    score = 0.5 if band.band_member_get_coincident(member) else 0.0
+    upa = band.band_get_partial_schedule().get_at(member)
     maps: list[isl.Map] = []
     isl.UnionMap.from_union_pw_aff(upa).foreach_map(maps.append)
+    deepest = max((m.dim(isl.dim_type.in_) for m in maps), default=0)
     for m in maps:
         stmt = scop.statement(m.get_tuple_name(isl.dim_type.in_))
         it = _iterator_of(m, stmt.iterators)
         if it is None:
             continue
+        weight = 1.0 if m.dim(isl.dim_type.in_) == deepest else 0.01
         for a in (*stmt.reads, *stmt.writes):
             idx = a.info.indices
             if not idx:
                 continue
             if abs(idx[-1].coeff(it)) == 1:
-                score += 1
+                score += weight
             elif any(i.coeff(it) for i in idx):
-                score -= 1
+                score -= weight
     return score
 
 

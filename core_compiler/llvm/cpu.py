@@ -78,9 +78,11 @@ def optimized_ast(scop: Scop, schedule: isl.Schedule, options: CpuOptions | None
 
 
 def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
-              users: Mapping[str, UserHandler] | None = None) -> CpuModule:  # fmt: skip
+              users: Mapping[str, UserHandler] | None = None, source_order: bool = False) -> CpuModule:  # fmt: skip
     """The function `name` computing `scop` in the order of `ast`; `users` adds or overrides
-    user-node handlers (statements by name)."""
+    user-node handlers (statements by name). With `source_order` (`ast` runs the statements as
+    written, sequentially), scalars declared inside the loops live in one stack slot each, as in
+    the C code, instead of their expanded arrays."""
     module = ir.Module(name=name)
     module.triple = llvm.get_process_triple()
     args = cpu_args(scop)
@@ -91,6 +93,9 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
             a.add_attribute("noalias")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     scope = entry_scope(b, scop, args, list(fn.args))
+    if source_order:
+        assert not parallel, "a source-order function runs sequentially"
+        scope = _locals_on_stack(b, scop, scope)
     stmts = StatementLowering(scop, HOST_MATH, I64)
     outliner = _Outliner(name)
     marks = {PARALLEL_MARK: outliner.outline} if parallel else {}
@@ -98,6 +103,17 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
     b.ret_void()
     _trampoline(module, fn, args)
     return CpuModule(name, f"hx_call_{name}", args, str(module), outliner.count)
+
+
+def _locals_on_stack(b: ir.IRBuilder, scop: Scop, scope: Scope) -> Scope:
+    """Each loop-local scalar (``double acc`` inside a loop) as one ``alloca``: in source order an
+    instance's value is dead before the next instance is written, as in the original C."""
+    redirect = dict(scope.redirect)
+    for a in scop.arrays:
+        if a.kind == "local-scalar":
+            slot = b.alloca(ct.llvm_type(a.elem_type), name=f"{a.name}.slot")
+            redirect[a.name] = lambda _b, _idx, slot=slot: slot
+    return Scope(scope.ints, scope.scalars, scope.arrays, redirect)
 
 
 def _arg_type(a: CpuArg) -> ir.Type:

@@ -18,6 +18,7 @@ from core_compiler.codegen.ast_print import evaluate
 from core_compiler.codegen.statements import array_layouts
 from core_compiler.cpu import CpuOptions
 from core_compiler.frontend import ParseOptions
+from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.llvm.cpu import lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype, set_threads
 from core_compiler.runtime.compare import Comparison, compare_arrays
@@ -45,19 +46,27 @@ class CpuCase:
 class LlvmCpuResult:
     function: str
     params: Mapping[str, int]
-    original: Comparison  # JIT'd original order vs the C compiler's build
-    optimized: Comparison  # JIT'd optimized order vs the C compiler's build
+    variants: Mapping[str, Comparison]  # each JIT'd variant (`VARIANTS`) vs the C compiler's build
+    choice: VariantChoice  # the variant that runs, and why
     reference_s: float
-    original_s: float
-    optimized_s: float
-    parallel_loops: int  # loops of the optimized code run through GOMP_parallel
+    optimized_s: float  # the chosen variant, timed once more
+    parallel_loops: int  # loops of the tiled code run through GOMP_parallel
 
     @property
     def ok(self) -> bool:
-        return self.original.ok and self.optimized.ok
+        return all(c.ok for c in self.variants.values())
+
+    @property
+    def optimized(self) -> Comparison:
+        """The chosen variant's comparison."""
+        return self.variants[self.choice.chosen]
+
+    @property
+    def original_s(self) -> float:
+        return self.choice.seconds["source order"]
 
     def report(self) -> str:
-        return f"original:\n{self.original.report()}\noptimized:\n{self.optimized.report()}"
+        return "\n".join(f"{v}:\n{c.report()}" for v, c in self.variants.items())
 
 
 def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Mapping[str, str | None] | None = None) -> CpuCase:
@@ -75,16 +84,77 @@ def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Ma
 def compile_original(case: CpuCase) -> JitFunction:
     """The SCoP in source order: what LLVM alone makes of the C code."""
     scop = case.analysis.scop
-    return jit_compile(lower_cpu(scop, original_ast(scop), f"{scop.function}_s{scop.index}_original", parallel=False))
+    name = f"{scop.function}_s{scop.index}_original"
+    return jit_compile(lower_cpu(scop, original_ast(scop), name, parallel=False, source_order=True))
 
 
 def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOptions | None = None,
                       options: CpuOptions | None = None) -> JitFunction:  # fmt: skip
-    """hexplore's schedule, tiled and (with `parallel`) with OpenMP loops."""
+    """hexplore's schedule, tiled (unless `options` say otherwise) and, with `parallel`, with
+    OpenMP loops."""
     scop = case.analysis.scop
+    options = options or CpuOptions(parallel=parallel)
     sched = compute_schedule(scop, case.analysis.deps, schedule or ScheduleOptions())
-    ast = optimized_ast(scop, sched, options or CpuOptions(parallel=parallel))
-    return jit_compile(lower_cpu(scop, ast, f"{scop.function}_s{scop.index}_hexplore", parallel=parallel))
+    ast = optimized_ast(scop, sched, options)
+    suffix = "hexplore" if options.tile_size > 1 else "untiled"
+    return jit_compile(lower_cpu(scop, ast, f"{scop.function}_s{scop.index}_{suffix}", parallel=parallel))
+
+
+# ------------------------------------------------------------------------- choosing a variant
+
+VARIANTS = ("tiled", "untiled", "source order")
+
+
+@dataclass(frozen=True)
+class VariantChoice:
+    """Which of the CPU code variants runs, from timing each on the case's own inputs."""
+
+    chosen: str  # one of VARIANTS
+    seconds: Mapping[str, float]  # each variant's time (after one untimed call)
+    remark: Remark | None  # why the tiled code is not the one that runs, if it is not
+
+
+def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFunction:
+    if variant == "tiled":
+        return compile_optimized(case, parallel)
+    if variant == "untiled":
+        return compile_optimized(case, parallel, options=CpuOptions(tile_size=0, parallel=parallel))
+    return compile_original(case)
+
+
+def choose_variant(
+    case: CpuCase, parallel: bool = True
+) -> tuple[JitFunction, VariantChoice, dict[str, dict[str, np.ndarray]]]:
+    """Time the tiled schedule, the same schedule untiled and the source order on this machine
+    (with the current OpenMP threads) and keep the fastest: tiling a memory-bound matrix-vector
+    product or a stencil can lose to the loops as written, and then hexplore runs those, saying so.
+    Also returns each variant's arrays, for checking them all."""
+    jits = {v: compile_variant(case, v, parallel) for v in VARIANTS}
+    runs = {v: _timed(jit, case) for v, jit in jits.items()}
+    seconds = {v: t for v, (_, t) in runs.items()}
+    chosen = min(VARIANTS, key=lambda v: seconds[v])
+    choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds))
+    return jits[chosen], choice, {v: arrays for v, (arrays, _) in runs.items()}
+
+
+def _timed(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], float]:
+    run_jit(jit, case)  # page-in, libgomp's threads
+    return run_jit(jit, case)
+
+
+def _choice_remark(case: CpuCase, chosen: str, seconds: Mapping[str, float]) -> Remark | None:
+    if chosen == "tiled":
+        return None
+    scop = case.analysis.scop
+    sizes = ", ".join(f"{k}={v}" for k, v in case.ints.items())
+    times = ", ".join(f"{v} {seconds[v] * 1e3:.1f} ms" for v in VARIANTS)
+    what = "the loops as written" if chosen == "source order" else "hexplore's loop order without tiles"
+    message = (
+        f"the tiled loops were not the fastest on this machine ({times}"
+        f"{' at ' + sizes if sizes else ''}), so hexplore runs {what}"
+    )
+    args = {"chosen": chosen, **{f"{v} seconds": seconds[v] for v in VARIANTS}}
+    return Remark(RemarkKind.MISSED, "cpu-run", "TilingNotFaster", message, scop.range, scop.function, args)
 
 
 def run_jit(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], float]:
@@ -126,21 +196,20 @@ def check_llvm_cpu(
     threads: int | None = None,
     reference: BuildOptions | None = None,
 ) -> LlvmCpuResult:
-    """Both JIT'd orders against the C compiler's build of the original; `threads` sets OpenMP's."""
+    """Every JIT'd variant against the C compiler's build of the original, and the fastest
+    (`choose_variant`) timed again; `threads` sets OpenMP's."""
     case = prepare(path, function, params, size_limits)
     expected = run_reference(path, case.layout, case.inputs, options=reference)
-    original, optimized = compile_original(case), compile_optimized(case, parallel)
-    got_original, t_original = run_jit(original, case)
     if threads is not None:
         set_threads(threads)
-    got_optimized, t_optimized = run_jit(optimized, case)
+    jit, choice, results = choose_variant(case, parallel)
+    _, seconds = run_jit(jit, case)
     return LlvmCpuResult(
         function,
         dict(params),
-        compare_arrays(dict(expected.arrays), got_original),
-        compare_arrays(dict(expected.arrays), got_optimized),
+        {v: compare_arrays(dict(expected.arrays), got) for v, got in results.items()},
+        choice,
         expected.elapsed_s,
-        t_original,
-        t_optimized,
-        optimized.module.parallel_loops,
+        seconds,
+        compile_variant(case, "tiled", parallel).module.parallel_loops,
     )

@@ -21,6 +21,7 @@ import islpy as isl
 from core_compiler.scop.model import Scop
 
 PARALLEL_MARK = "parallel"
+INDEPENDENT = "independent"  # the annotation of a ``for`` node that carries no dependence
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,72 @@ class CpuProgram:
     ast: isl.AstNode
 
 
-def cpu_program(scop: Scop, schedule: isl.Schedule, options: CpuOptions = CpuOptions()) -> CpuProgram:
+def cpu_program(
+    scop: Scop, schedule: isl.Schedule, options: CpuOptions = CpuOptions(), deps: isl.UnionMap | None = None
+) -> CpuProgram:
+    """Tile, interchange and mark `schedule`; with `deps`, loops are annotated (`build_ast`)."""
     root = schedule.get_root()
     if root.n_children():
         root = _transform(root.child(0), options, inside_parallel=False, scop=scop).get_schedule().get_root()
     tiled = root.get_schedule()
-    ast = isl.AstBuild.from_context(scop.context.params()).node_from_schedule(tiled)
-    return CpuProgram(scop, tiled, ast)
+    return CpuProgram(scop, tiled, build_ast(scop, tiled, deps))
+
+
+# -------------------------------------------------------------------------- independent loops
+
+
+def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = None) -> isl.AstNode:
+    """The AST of `schedule`; given the SCoP's dependences, every ``for`` node is annotated with
+    `INDEPENDENT` when no dependence is carried by that loop (its iterations touch no element
+    another iteration writes), the fact a vectorizer otherwise has to check at run time."""
+    build = isl.AstBuild.from_context(scop.context.params())
+    if deps is None:
+        return build.node_from_schedule(schedule)
+    ctx = scop.ctx
+
+    def before_for(b: isl.AstBuild) -> isl.Id:
+        try:  # an exception must not cross isl's C callback
+            independent = _carries_nothing(b.get_schedule(), deps)
+        except isl.Error:
+            independent = False
+        return isl.Id(INDEPENDENT if independent else "carries", context=ctx)
+
+    build, keep = build.set_before_each_for(before_for)
+    ast = build.node_from_schedule(schedule)
+    del keep
+    return ast
+
+
+def _carries_nothing(schedule: isl.UnionMap, deps: isl.UnionMap) -> bool:
+    """No dependence between instances that agree on every outer loop differs on the last one
+    (PPCG's test). `schedule` maps instances to the loop values down to this loop."""
+    flat = _union([m.flatten_range() for m in _maps(schedule)], schedule)
+    domain = flat.domain()
+    pairs = deps.intersect_domain(domain).intersect_range(domain).apply_domain(flat).apply_range(flat)
+    for m in _maps(pairs):
+        space = m.get_space()
+        if not space.domain().is_equal(space.range()):
+            return False
+        delta = m.deltas()
+        n = delta.dim(isl.dim_type.set)
+        for k in range(n - 1):
+            delta = delta.fix_dim_si(k, 0)
+        if n and not delta.is_subset(delta.fix_dim_si(n - 1, 0)):
+            return False
+    return True
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    umap.foreach_map(out.append)
+    return out
+
+
+def _union(maps: list[isl.Map], like: isl.UnionMap) -> isl.UnionMap:
+    out = isl.UnionMap.empty(like.get_space())
+    for m in maps:
+        out = out.union(isl.UnionMap.from_map(m))
+    return out
 
 
 def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: bool, scop: Scop) -> isl.ScheduleNode:

@@ -20,7 +20,9 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.ast_print import call_parts
+from core_compiler.cpu import INDEPENDENT
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
+from core_compiler.llvm.loop_metadata import mark_independent
 from core_compiler.llvm.statements import Scope, StatementLowering
 
 _T: Any = isl.ast_node_type
@@ -76,13 +78,15 @@ class AstLowering:
     def for_loop(self, node: isl.AstNode, scope: Scope) -> None:
         it = node.for_get_iterator().id_get_id().get_name()
         cond = node.for_get_cond()
-        emit_loop(
+        latch, body = emit_loop(
             self.builder,
             self.expr(node.for_get_init(), scope),
             self.expr(node.for_get_inc(), scope),
             lambda v: lower_cond(self.builder, cond, {**scope.ints, it: v}, self.ity),
             lambda v: self.lower(node.for_get_body(), scope.with_int(it, v)),
         )
+        if _annotation(node) == INDEPENDENT:
+            mark_independent(latch, body)
 
     def if_node(self, node: isl.AstNode, scope: Scope) -> None:
         cond = lower_cond(self.builder, node.if_get_cond(), scope.ints, self.ity)
@@ -99,6 +103,14 @@ class AstLowering:
     def user(self, e: isl.AstExpr, scope: Scope) -> None:
         name, args = call_parts(e)
         handler_for(self.users, name)(self, name, args, scope)
+
+
+def _annotation(node: isl.AstNode) -> str:
+    """The name of the node's annotation, "" when it has none (isl reports that as an error)."""
+    try:
+        return str(node.get_annotation().get_name())
+    except isl.Error:
+        return ""
 
 
 def handler_for(users: Mapping[str, UserHandler], name: str) -> UserHandler:
@@ -129,12 +141,14 @@ def emit_loop(
     step: ir.Value,
     cond: Callable[[ir.Value], ir.Value],
     body: Callable[[ir.Value], None],
-) -> None:
-    """``for (v = start; cond(v); v += step) body(v)``, leaving `b` after the loop."""
+) -> tuple[ir.Instruction, list[ir.Block]]:
+    """``for (v = start; cond(v); v += step) body(v)``, leaving `b` after the loop; returns the
+    back edge's branch and the body's blocks."""
     pre = b.block
     header = b.append_basic_block("for.cond")
     body_bb = b.append_basic_block("for.body")
     exit_bb = b.append_basic_block("for.end")
+    first_nested = len(b.function.blocks)
     b.branch(header)
     b.position_at_end(header)
     v = b.phi(start.type, name="it")
@@ -144,8 +158,10 @@ def emit_loop(
     body(v)
     nxt = b.add(v, step, name="it.next", flags=["nsw"])
     v.add_incoming(nxt, b.block)
-    b.branch(header)
+    blocks = [body_bb, *b.function.blocks[first_nested:]]
+    latch = b.branch(header)
     b.position_at_end(exit_bb)
+    return latch, blocks
 
 
 def children(node: isl.AstNode) -> Iterator[isl.AstNode]:

@@ -27,7 +27,7 @@ import islpy as isl
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from core_compiler.cpu import PARALLEL_MARK, CpuOptions, cpu_program
+from core_compiler.cpu import PARALLEL_MARK, CpuOptions, build_ast, cpu_program
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, emit_loop, statement_table
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
@@ -67,14 +67,16 @@ def cpu_args(scop: Scop) -> tuple[CpuArg, ...]:
     return tuple(out)
 
 
-def original_ast(scop: Scop) -> isl.AstNode:
-    """The source order, the reference the optimized code is timed against."""
-    return isl.AstBuild.from_context(scop.context.params()).node_from_schedule(original_schedule(scop))
+def original_ast(scop: Scop, deps: isl.UnionMap | None = None) -> isl.AstNode:
+    """The source order, the reference the optimized code is timed against; with `deps`, its
+    independent loops are annotated (`core_compiler.cpu.build_ast`)."""
+    return build_ast(scop, original_schedule(scop), deps)
 
 
-def optimized_ast(scop: Scop, schedule: isl.Schedule, options: CpuOptions | None = None) -> isl.AstNode:
+def optimized_ast(scop: Scop, schedule: isl.Schedule, options: CpuOptions | None = None,
+                  deps: isl.UnionMap | None = None) -> isl.AstNode:  # fmt: skip
     """`core_compiler.cpu`'s tiled, parallel-marked AST of `schedule`."""
-    return cpu_program(scop, schedule, options or CpuOptions()).ast
+    return cpu_program(scop, schedule, options or CpuOptions(), deps).ast
 
 
 def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,

@@ -85,7 +85,8 @@ def compile_original(case: CpuCase) -> JitFunction:
     """The SCoP in source order: what LLVM alone makes of the C code."""
     scop = case.analysis.scop
     name = f"{scop.function}_s{scop.index}_original"
-    return jit_compile(lower_cpu(scop, original_ast(scop), name, parallel=False, source_order=True))
+    ast = original_ast(scop, case.analysis.deps.union())
+    return jit_compile(lower_cpu(scop, ast, name, parallel=False, source_order=True))
 
 
 def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOptions | None = None,
@@ -95,7 +96,7 @@ def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOp
     scop = case.analysis.scop
     options = options or CpuOptions(parallel=parallel)
     sched = compute_schedule(scop, case.analysis.deps, schedule or ScheduleOptions())
-    ast = optimized_ast(scop, sched, options)
+    ast = optimized_ast(scop, sched, options, case.analysis.deps.union())
     suffix = "hexplore" if options.tile_size > 1 else "untiled"
     return jit_compile(lower_cpu(scop, ast, f"{scop.function}_s{scop.index}_{suffix}", parallel=parallel))
 

@@ -32,7 +32,7 @@ from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, emit_loop, statement_table
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.math_calls import HOST_MATH, declare
-from core_compiler.llvm.statements import Scope, StatementLowering
+from core_compiler.llvm.statements import Redirect, Scope, StatementLowering
 from core_compiler.schedule import original_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
@@ -113,9 +113,12 @@ def _locals_on_stack(b: ir.IRBuilder, scop: Scop, scope: Scope) -> Scope:
     redirect = dict(scope.redirect)
     for a in scop.arrays:
         if a.kind == "local-scalar":
-            slot = b.alloca(ct.llvm_type(a.elem_type), name=f"{a.name}.slot")
-            redirect[a.name] = lambda _b, _idx, slot=slot: slot
+            redirect[a.name] = _constant_address(b.alloca(ct.llvm_type(a.elem_type), name=f"{a.name}.slot"))
     return Scope(scope.ints, scope.scalars, scope.arrays, redirect)
+
+
+def _constant_address(slot: ir.Value) -> Redirect:
+    return lambda _b, _idx: slot
 
 
 def _arg_type(a: CpuArg) -> ir.Type:

@@ -18,9 +18,9 @@ from core_compiler.codegen.ast_print import evaluate
 from core_compiler.codegen.statements import array_layouts
 from core_compiler.cpu import CpuOptions
 from core_compiler.frontend import ParseOptions
-from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.llvm.cpu import lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype, set_threads
+from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.differential import scop_values
 from core_compiler.runtime.inputs import make_inputs

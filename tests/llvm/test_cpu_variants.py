@@ -1,0 +1,119 @@
+"""The CPU code hexplore runs: loops isl proves independent reach LLVM as such, and the variant
+that runs is the fastest of three, each checked against gcc.
+
+- `build_ast` annotates a ``for`` as independent exactly when no dependence is carried by it
+  (source-order gemm: the ``i`` and ``j`` loops are, the ``k`` loop is not; lu: the ``k`` loop
+  carries, the innermost ``j`` update loop does not; seidel: every loop carries).
+- Independent loops get ``llvm.loop.parallel_accesses`` with every access of their body in the
+  access group, and lu's update loop vectorizes without run-time overlap checks.
+- `choose_variant` keeps the fastest of the tiled, untiled and source-order code and says why when
+  it is not the tiled one; `check_llvm_cpu` compares all three with gcc's build.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import islpy as isl
+import pytest
+
+from core_compiler.cpu import INDEPENDENT
+from core_compiler.llvm.cpu import lower_cpu, original_ast
+from core_compiler.llvm.jit import jit_compile
+from core_compiler.runtime.cpu_llvm import (
+    VARIANTS,
+    CpuCase,
+    check_llvm_cpu,
+    choose_variant,
+    prepare,
+)
+from tests.conftest import KERNELS
+
+_T: Any = isl.ast_node_type
+
+
+def _case(kernel: str, function: str, sizes: dict[str, int], limits: dict[str, str | None]) -> CpuCase:
+    return prepare(str(KERNELS / kernel), function, sizes, limits)
+
+
+def _loops(node: isl.AstNode, depth: int = 0) -> list[tuple[int, str, bool]]:
+    """(depth, iterator, independent) for every ``for`` node, in AST order."""
+    kind = node.get_type()
+    if kind == _T.for_:
+        try:
+            independent = node.get_annotation().get_name() == INDEPENDENT
+        except isl.Error:
+            independent = False
+        it = node.for_get_iterator().id_get_id().get_name()
+        return [(depth, it, independent), *_loops(node.for_get_body(), depth + 1)]
+    if kind == _T.block:
+        lst = node.block_get_children()
+        return [x for k in range(lst.n_ast_node()) for x in _loops(lst.get_at(k), depth)]
+    if kind == _T.if_:
+        out = _loops(node.if_get_then_node(), depth)
+        return out + (_loops(node.if_get_else_node(), depth) if node.if_has_else_node() else [])
+    if kind == _T.mark:
+        return _loops(node.mark_get_node(), depth)
+    return []
+
+
+GEMM = ("gemm.c", "kernel_gemm", {"ni": 40, "nj": 50, "nk": 30}, {"ni": "NI", "nj": "NJ", "nk": "NK"})
+LU = ("lu.c", "kernel_lu", {"n": 64}, {"n": "N"})
+SEIDEL = ("seidel_2d.c", "kernel_seidel_2d", {"tsteps": 3, "n": 20}, {"tsteps": None, "n": "N"})
+
+
+def _source_order_loops(spec: tuple) -> list[tuple[int, str, bool]]:  # type: ignore[type-arg]
+    case = _case(*spec)
+    return _loops(original_ast(case.analysis.scop, case.analysis.deps.union()))
+
+
+def test_gemm_source_order_i_and_j_are_independent_k_is_not() -> None:
+    loops = _source_order_loops(GEMM)
+    # for i { for j { C *= beta }; for k { for j { C += ... } } }
+    assert [(d, ind) for d, _, ind in loops] == [(0, True), (1, True), (1, False), (2, True)], loops
+
+
+def test_lu_outer_loop_carries_and_the_update_loop_does_not() -> None:
+    loops = _source_order_loops(LU)
+    assert loops[0][:1] == (0,) and not loops[0][2], loops  # k: every step reads what the last wrote
+    deepest = max(d for d, _, _ in loops)
+    assert deepest == 2 and all(ind for d, _, ind in loops if d == deepest), loops
+
+
+def test_seidel_carries_on_every_loop() -> None:
+    loops = _source_order_loops(SEIDEL)
+    assert loops and not any(ind for _, _, ind in loops), loops
+
+
+def test_independent_loops_reach_llvm_and_vectorize_without_overlap_checks() -> None:
+    case = _case(*LU)
+    scop = case.analysis.scop
+    plain = jit_compile(lower_cpu(scop, original_ast(scop), "lu_plain", parallel=False, source_order=True))
+    marked_module = lower_cpu(scop, original_ast(scop, case.analysis.deps.union()), "lu_marked", parallel=False,
+                              source_order=True)  # fmt: skip
+    assert "llvm.loop.parallel_accesses" in marked_module.ir
+    assert "!llvm.access.group" in marked_module.ir
+    marked = jit_compile(marked_module)
+    assert "x double>" in marked.optimized_ir  # the update loop is vectorized
+    assert "found.conflict" not in marked.optimized_ir  # ... with no run-time overlap check
+    assert "found.conflict" in plain.optimized_ir  # which LLVM needs without the annotation
+
+
+@pytest.mark.parametrize("spec", [GEMM, LU], ids=["gemm", "lu"])
+def test_choice_is_the_fastest_variant_and_explains_a_fallback(spec: tuple) -> None:  # type: ignore[type-arg]
+    case = _case(*spec)
+    _, choice, results = choose_variant(case, parallel=False)
+    assert set(choice.seconds) == set(VARIANTS) == set(results)
+    assert choice.seconds[choice.chosen] == min(choice.seconds.values())
+    if choice.chosen == "tiled":
+        assert choice.remark is None
+    else:
+        assert choice.remark is not None and choice.remark.name == "TilingNotFaster"
+        assert "hexplore runs" in choice.remark.message and "ms" in choice.remark.message
+
+
+def test_check_compares_every_variant_with_gcc() -> None:
+    kernel, function, _, limits = LU
+    result = check_llvm_cpu(str(KERNELS / kernel), function, {"n": 37}, limits, parallel=True, threads=2)
+    assert set(result.variants) == set(VARIANTS)
+    assert result.ok, result.report()

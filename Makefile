@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench bench-cpu clean
 
 $(STAMP): pyproject.toml
 	@command -v nvim >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
@@ -31,6 +31,14 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_analyze.py
+
+# The CPU table (gcc -O3 vs hexplore on 1 thread / all cores) with clang-16 + Polly as the peer
+# column; the Debian packages are installed when apt can (otherwise the column says n/a).
+bench-cpu: $(STAMP)
+	@command -v clang-16 >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get update -qq && apt-get install -y -qq clang-16 libpolly-16-dev) >/dev/null 2>&1) || \
+	  echo "note: clang-16 and libpolly-16-dev could not be installed; the Polly column will say n/a"
+	$(BIN)/python benchmarks/bench_cpu.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -16,6 +16,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `gpu` are skipped, with the reason, where pycuda or an NVIDIA GPU is missing."""
+    gpu = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu:
+        return
+    from core_compiler.runtime.run import cuda_unavailable
+
+    why = cuda_unavailable()
+    for item in gpu if why else ():
+        item.add_marker(pytest.mark.skip(reason=f"needs an NVIDIA GPU and pycuda: {why}"))
+
+
 @pytest.fixture
 def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     """`golden("models/gemm.txt", text)` compares with (or, with --update-golden, rewrites) a file."""

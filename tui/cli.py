@@ -14,7 +14,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 
 from core_compiler.analysis import FileAnalysis, analyze_file
 from core_compiler.backend import render_mapping
@@ -66,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     _common(run)
     run.add_argument("--device", choices=DEVICES, default="cpu")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter (default {DEFAULT_SIZE} each)")
-    run.add_argument("--repeat", type=int, default=1, metavar="N", help="runs; the fastest times are reported")
+    run.add_argument("--repeat", type=int, default=1, metavar="N", help="runs in one process, the fastest times reported; on a device, arrays the kernels only read stay there after the first run")
     run.add_argument("--check", action=argparse.BooleanOptionalAction, default=True, help="exit 1 when the results differ")
     run.add_argument("--json", action="store_true", help="one JSON object on stdout")
     run.add_argument("--timeout", type=float, default=120.0, metavar="S", help="time limit of one run (default %(default)s s)")
@@ -238,16 +237,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     fn = fa.functions[0].function
     sizes = {p.name: DEFAULT_SIZE for p in fn.params if isinstance(p.type, ir.Scalar) and p.type.is_integer}
     sizes.update(given)
-    reports = [run_function(args.file, args.function, args.device, sizes, args.timeout) for _ in range(max(args.repeat, 1))]
-    best = min(reports, key=lambda r: (not r.match, r.optimized_s))
-    best = replace(best, reference_s=min(r.reference_s for r in reports))
-    if args.json:
-        print(json.dumps(best.to_json()))
-    else:
-        print(run_text(best))
-    if best.message and not best.match and best.optimized_s == 0.0:
+    parse = ParseOptions(tuple(args.include), tuple(args.define))
+    report = run_function(args.file, args.function, args.device, sizes, args.timeout, max(args.repeat, 1), parse)
+    print(json.dumps(report.to_json()) if args.json else run_text(report))
+    if report.message and not report.match and report.optimized_s == 0.0:
         return 2 if args.device == "cuda" else 1
-    return 1 if args.check and not best.match else 0
+    return 1 if args.check and not report.match else 0
 
 
 def _param(text: str) -> tuple[str, int]:
@@ -262,13 +257,38 @@ def run_text(r: RunReport) -> str:
     if r.optimized_s == 0.0 and r.message:
         return f"{r.function} on {r.device} ({params}): {r.message}"
     verdict = "results match" if r.match else f"RESULTS DIFFER\n{r.message}"
+    runs = f", fastest of {r.runs} runs" if r.runs > 1 else ""
     return (
-        f"{r.function} on {r.device} ({params})\n"
+        f"{r.function} on {r.device} ({params}{runs})\n"
         f"  reference (C compiler)  {r.reference_s * 1e3:10.3f} ms\n"
         f"  hexplore                {r.optimized_s * 1e3:10.3f} ms   speedup {r.speedup:.2f}x\n"
-        f"  bytes transferred       {r.bytes_transferred:10d}\n"
+        f"  {transfer_text(r)}\n"
         f"  {verdict} (max abs error {r.max_abs_error:.3g})"
+        + (f"\n  ran the {r.variant} code" + (f": {r.note}" if r.note else "") if r.variant else "")
     )
+
+
+def transfer_text(r: RunReport) -> str:
+    """What moved between host and device, e.g. "moved 24.0 MB (first run), 8.0 MB per later
+    run: read-only arrays stayed on the device"."""
+    if r.device == "cpu":
+        return "no transfers: the code runs in host memory"
+    first = f"moved {byte_size(r.bytes_transferred)}"
+    later = r.bytes_transferred_repeat
+    if later is None:
+        return f"{first} between host and device"
+    text = f"{first} (first run), {byte_size(later)} per later run"
+    if later < r.bytes_transferred:
+        return f"{text}: read-only arrays stayed on the device"
+    return f"{text}: every array copied in is also written, so it moves again"
+
+
+def byte_size(n: int) -> str:
+    """``512 bytes``, ``43.8 kB``, ``24.0 MB``, ``1.5 GB`` (decimal units)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

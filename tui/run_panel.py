@@ -26,7 +26,8 @@ class RunPanel(VerticalScroll):
         with RadioSet(id="device"):
             yield RadioButton(DEVICES["cpu"], value=True, id="dev-cpu")
             yield RadioButton(DEVICES["opencl"], id="dev-opencl")
-            yield RadioButton(f"{DEVICES['gpu']}: {cuda_unavailable()}", id="dev-gpu", disabled=True)
+            why = cuda_unavailable()
+            yield RadioButton(f"{DEVICES['gpu']}: {why}" if why else DEVICES["gpu"], id="dev-gpu", disabled=bool(why))
         yield Vertical(id="run-params")
         yield Button("Run", id="run-button", variant="primary")
         yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="run-progress")

@@ -1,9 +1,10 @@
 """Runs for the Run tab: the original C (system compiler) against hexplore's code on one device.
 
-- ``cpu``: hexplore's tiled, OpenMP-parallel order JIT-compiled by LLVM, against the C compiler's
-  build of the original.
+- ``cpu``: hexplore's code JIT-compiled by LLVM (the fastest of its tiled, untiled and source-order
+  variants, OpenMP-parallel), against the C compiler's build of the original.
 - ``opencl``: the generated OpenCL on PoCL's CPU device (kernel and copy times, bytes moved).
-- ``gpu``: needs a CUDA device and a CUDA runtime; `core_compiler.runtime.run.cuda_unavailable` says what is missing.
+- ``gpu``: LLVM's PTX through pycuda on an NVIDIA GPU; `core_compiler.runtime.run.cuda_unavailable`
+  says what is missing where it cannot run.
 
 Every failure comes back as a `RunResult` with a message; nothing here raises.
 """
@@ -29,6 +30,8 @@ class RunResult:
     times: tuple[tuple[str, float], ...] = ()  # reference first, optimized last
     bytes_moved: int | None = None  # None: the code runs in host memory
     elapsed_s: float = 0.0
+    max_abs_error: float | None = None
+    choice: str = ""  # cpu: which code ran, chosen by timing (so shown with the times)
 
     @property
     def ok(self) -> bool:
@@ -47,19 +50,23 @@ def run_function(device: str, path: str, function: str, params: Mapping[str, int
     from core_compiler.runtime.run import run_function as run_in_worker
 
     start = time.perf_counter()
-    if device not in ("cpu", "opencl"):
-        return RunResult(device, dict(params), "error", f"cannot run on {DEVICES.get(device, device)}: {cuda_unavailable()}")
+    if device == "gpu" and (why := cuda_unavailable()):
+        return RunResult(device, dict(params), "error", f"cannot run on {DEVICES['gpu']}: {why}")
+    if device not in DEVICES:
+        return RunResult(device, dict(params), "error", f"unknown device {device!r}")
     progress("building the reference with the C compiler and running both (in a worker process)")
-    r = run_in_worker(path, function, device, params)
+    r = run_in_worker(path, function, "cuda" if device == "gpu" else device, params)
     elapsed = time.perf_counter() - start
     if r.optimized_s == 0.0 and r.message:
         verdict = "not checkable" if r.message.startswith("NotCheckable") else "error"
         return RunResult(device, dict(params), verdict, r.message.removeprefix("NotCheckable: "), elapsed_s=elapsed)
-    label = "hexplore (LLVM)" if device == "cpu" else "hexplore (OpenCL)"
+    label = {"cpu": "hexplore (LLVM)", "opencl": "hexplore (OpenCL)", "gpu": "hexplore (CUDA)"}[device]
     times = (("reference (cc)", r.reference_s), (label, r.optimized_s))
-    details = r.message or f"results match (max abs error {r.max_abs_error:.3g})"
-    moved = r.bytes_transferred if device == "opencl" else None
-    return RunResult(device, dict(params), "match" if r.match else "MISMATCH", details, times, moved, elapsed)
+    details = r.message or "results match"
+    moved = None if device == "cpu" else r.bytes_transferred
+    choice = f"ran the {r.variant} code" + (f": {r.note}" if r.note else "") if r.variant else ""
+    verdict = "match" if r.match else "MISMATCH"
+    return RunResult(device, dict(params), verdict, details, times, moved, elapsed, r.max_abs_error, choice)
 
 
 def summary(result: RunResult, show_times: bool = True) -> str:
@@ -75,7 +82,10 @@ def summary(result: RunResult, show_times: bool = True) -> str:
     if result.times:
         moved = "none (host memory)" if result.bytes_moved is None else f"{result.bytes_moved:,} bytes"
         lines.append(f"  transferred: {moved}")
-    lines.append(result.details)
+    error = "" if result.max_abs_error is None else f" (max abs error {result.max_abs_error:.3g})" if show_times else " (max abs error –)"
+    lines.append(result.details + error)
+    if result.choice and show_times:
+        lines.append(result.choice)
     return "\n".join(lines)
 
 

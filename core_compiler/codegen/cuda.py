@@ -97,7 +97,9 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
         grid = [f"hx_min({g}, {cap})" for g, cap in zip(grid, k.shape.grid, strict=True)] if k.shape.grid else grid
         out += [f"  int o{d} = {expr_c(lo)};" for d, lo in enumerate(k.grid_min)]
         block_xyz = list(reversed(k.block)) or [1]
-        grid_xyz = list(reversed(grid)) or ["1"]
+        # b<d> reads axis n_thread_dims - 1 - d: with fewer block than thread dimensions the
+        # outer axes left over get one block (as in `runtime/launches.launch_geometry`).
+        grid_xyz = list(reversed(grid + ["1"] * (len(k.block) - len(grid)))) or ["1"]
         out.append(f"  dim3 k{k.index}_block({', '.join(map(str, block_xyz))});")
         out.append(f"  dim3 k{k.index}_grid({', '.join(f'hx_max({g}, 1)' for g in grid_xyz)});")
         call_args = [f"dev_{s.name}" if s.kind == "array" else s.name for s in kernel_args(gpu, k)]

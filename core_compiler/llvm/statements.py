@@ -297,9 +297,9 @@ _HANDLERS: dict[type, Callable[[_Exprs, object], CValue]] = {
 
 
 def _arith(b: ir.IRBuilder, op: str, ctype: str, x: ir.Value, y: ir.Value) -> ir.Value:
-    if ct.is_float(ctype):
+    if ct.is_float(ctype):  # `contract`: a*b+c may become one FMA, as gcc (-ffp-contract=fast) and nvcc do
         fops = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv, "%": b.frem}
-        return fops[op](x, y)
+        return fops[op](x, y, flags=("contract",))
     unsigned = ct.is_unsigned(ctype)
     flags = [] if unsigned else ["nsw"]
     iops: dict[str, Callable[[], ir.Value]] = {

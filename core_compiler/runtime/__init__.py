@@ -5,6 +5,8 @@ deterministic inputs, and compare.
 - `inputs`: deterministic input arrays for a layout;
 - `reference`: compile a C source with the system compiler and call a function via ctypes;
 - `opencl`: run OpenCL C on PoCL's CPU device;
+- `device`: the interface of the device runtimes (`gpu_opencl.OpenCLRuntime`,
+  `gpu_cuda.CudaRuntime`) and the transfer cache they share; `launches`: grid and block per launch;
 - `compare`: exact / tolerance comparison of result arrays;
 - `worker`: any of the above in a separate process with a time limit.
 """

@@ -69,10 +69,14 @@ class LlvmCpuResult:
         return "\n".join(f"{v}:\n{c.report()}" for v, c in self.variants.items())
 
 
-def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Mapping[str, str | None] | None = None) -> CpuCase:
-    """Parse and analyse once (the layout comes from the same parse as the SCoP)."""
-    defines = macro_defines(params, size_limits or {})
-    fa = analyze_file(path, parse_options=ParseOptions(defines=defines), options=AnalysisOptions(), only=function)
+def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Mapping[str, str | None] | None = None,
+            parse: ParseOptions | None = None) -> CpuCase:  # fmt: skip
+    """Parse and analyse once (the layout comes from the same parse as the SCoP); `parse` adds the
+    user's ``-I``/``-D``."""
+    base = parse or ParseOptions()
+    defines = base.defines + macro_defines(params, size_limits or {})
+    options = ParseOptions(base.include_dirs, defines, base.extra_args)
+    fa = analyze_file(path, parse_options=options, options=AnalysisOptions(), only=function)
     if len(fa.functions) != 1:
         raise LayoutError(f"no function {function!r} in {path}")
     (fn,) = fa.functions
@@ -149,7 +153,7 @@ def _choice_remark(case: CpuCase, chosen: str, seconds: Mapping[str, float]) -> 
     scop = case.analysis.scop
     sizes = ", ".join(f"{k}={v}" for k, v in case.ints.items())
     times = ", ".join(f"{v} {seconds[v] * 1e3:.1f} ms" for v in VARIANTS)
-    what = "the loops as written" if chosen == "source order" else "hexplore's loop order without tiles"
+    what = "the loops as written" if chosen == "source order" else "its loop order without tiles"
     message = (
         f"the tiled loops were not the fastest on this machine ({times}"
         f"{' at ' + sizes if sizes else ''}), so hexplore runs {what}"
@@ -196,10 +200,11 @@ def check_llvm_cpu(
     parallel: bool = True,
     threads: int | None = None,
     reference: BuildOptions | None = None,
+    parse: ParseOptions | None = None,
 ) -> LlvmCpuResult:
     """Every JIT'd variant against the C compiler's build of the original, and the fastest
     (`choose_variant`) timed again; `threads` sets OpenMP's."""
-    case = prepare(path, function, params, size_limits)
+    case = prepare(path, function, params, size_limits, parse)
     expected = run_reference(path, case.layout, case.inputs, options=reference)
     if threads is not None:
         set_threads(threads)

@@ -1,8 +1,10 @@
 """Differential checks: the original function (compiled by the system C compiler) against
 hexplore's generated code, on the same deterministic inputs.
 
-The generated OpenCL covers the function's SCoP; the statements before it may only declare
+The generated kernels cover the function's SCoP; the statements before it may only declare
 scalars from the parameters (``double float_n = n > 0 ? n : 1.0;``), which are evaluated here.
+`check_device` runs them on any `device.DeviceRuntime` (OpenCL on PoCL: `check_opencl`; CUDA:
+`gpu_cuda.CudaRuntime`), once or several times through the same runtime.
 
 The generated C (`check_c`) is the whole file with the function's SCoPs replaced, built and called
 exactly like the original, so any function hexplore finds SCoPs in can be checked.
@@ -15,20 +17,31 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import islpy as isl
 import numpy as np
 
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
 from core_compiler.codegen.c import COptions, generate_c
-from core_compiler.codegen.opencl import generate_opencl
+from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
 from core_compiler.cpu import CpuOptions
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.gpu import MappingOptions, map_to_gpu
 from core_compiler.runtime.compare import Comparison, compare_arrays
-from core_compiler.runtime.gpu_opencl import run_program_opencl
+from core_compiler.runtime.device import DeviceRun, DeviceRuntime
+from core_compiler.runtime.gpu_opencl import OpenCLRuntime
 from core_compiler.runtime.inputs import make_inputs
-from core_compiler.runtime.reference import BuildOptions, ReferenceResult, run_reference
+from core_compiler.runtime.reference import (
+    BuildOptions,
+    ReferenceLibrary,
+    ReferenceResult,
+    build_reference,
+    call_reference,
+    run_reference,
+)
 from core_compiler.runtime.signature import Layout, layout_for_source
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
+from core_compiler.scop.affine import isl_name
+from core_compiler.scop.model import Scop
 
 
 class NotCheckable(Exception):
@@ -39,15 +52,92 @@ class NotCheckable(Exception):
 class DiffResult:
     function: str
     params: Mapping[str, int]
-    comparison: Comparison
+    comparison: Comparison  # of the first run that differs, else of the last
     kernels: int
-    reference_s: float = 0.0  # the original, compiled by the C compiler
-    device_s: float = 0.0  # the generated code: kernels plus transfers (device time)
-    bytes_transferred: int = 0  # host <-> device
+    reference_s: float = 0.0  # the original, compiled by the C compiler (the fastest call)
+    device_s: float = 0.0  # the generated code: kernels plus transfers (device time, fastest run)
+    bytes_transferred: int = 0  # host <-> device, by the first run
+    bytes_transferred_repeat: int | None = None  # by each later run (None: one run)
+    runs: int = 1
+    failed_run: int = 0  # 1-based number of the first run that differs; 0: none
 
     @property
     def ok(self) -> bool:
         return self.comparison.ok
+
+
+@dataclass(frozen=True, eq=False)
+class DeviceCase:
+    """A function mapped to the GPU at one size, ready to run on any device runtime."""
+
+    path: str
+    layout: Layout
+    program: DeviceProgram
+    values: ScopValues
+    reference: ReferenceLibrary
+
+    def inputs(self) -> dict[str, np.ndarray]:
+        """The deterministic inputs, created afresh (identical every time)."""
+        return make_inputs(self.layout)
+
+    def run(self, runtime: DeviceRuntime, inputs: Mapping[str, np.ndarray]) -> tuple[DeviceRun, Comparison, float]:
+        """`inputs` through the reference and through `runtime`: the device run, the comparison
+        of every array, and the reference's time."""
+        expected = call_reference(self.reference, self.layout, inputs)
+        arrays = {s.name: np.array(inputs[s.name], copy=True) for s in self.layout.arrays}
+        v = self.values
+        run = runtime.run(self.program, arrays, v.ints, v.floats, initial_scalars=v.prologue)
+        actual = {n: np.asarray(run.arrays[n]).reshape(np.shape(a)) if n in run.arrays else a for n, a in arrays.items()}
+        return run, compare_arrays(dict(expected.arrays), actual), expected.elapsed_s
+
+
+def device_case(
+    path: str,
+    function: str,
+    params: Mapping[str, int],
+    size_limits: Mapping[str, str | None] | None = None,
+    mapping: MappingOptions | None = None,
+    schedule: ScheduleOptions | None = None,
+    parse: ParseOptions | None = None,
+) -> DeviceCase:
+    """Analyse `function`, map its SCoP to the GPU and build the reference; `NotCheckable` when
+    the function is not one SCoP plus scalar set-up."""
+    layout = layout_for_source(path, function, params, size_limits=size_limits, options=parse)
+    base = parse or ParseOptions()
+    options = ParseOptions(base.include_dirs, layout.defines, base.extra_args)
+    fa = analyze_file(path, parse_options=options, options=AnalysisOptions(), only=function)
+    (fn,) = fa.functions
+    values = scop_values(fn.function, fn.scops, layout)
+    sa = values.scop
+    schedule = schedule or ScheduleOptions(parallel_reductions=True)
+    gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, schedule), mapping or MappingOptions(), sa.deps)
+    return DeviceCase(path, layout, generate_opencl(gpu), values, build_reference(path, layout))
+
+
+def check_device(
+    path: str,
+    function: str,
+    params: Mapping[str, int],
+    runtime: DeviceRuntime,
+    size_limits: Mapping[str, str | None] | None = None,
+    mapping: MappingOptions | None = None,
+    schedule: ScheduleOptions | None = None,
+    repeat: int = 1,
+    parse: ParseOptions | None = None,
+) -> DiffResult:
+    """The generated kernels on `runtime` against the original, `repeat` times on the same
+    (re-created) inputs through the same runtime, so later runs find read-only arrays resident."""
+    case = device_case(path, function, params, size_limits, mapping, schedule, parse)
+    results = [case.run(runtime, case.inputs()) for _ in range(max(repeat, 1))]
+    failed = next((k for k, (_, cmp, _) in enumerate(results, 1) if not cmp.ok), 0)
+    comparison = results[failed - 1 if failed else -1][1]
+    runs = [r for r, _, _ in results]
+    later = max((r.bytes_moved for r in runs[1:]), default=None)
+    return DiffResult(
+        function, dict(params), comparison, len(case.program.gpu.kernels),
+        min(t for _, _, t in results), min(r.device_s for r in runs), runs[0].bytes_moved, later,
+        len(runs), failed,
+    )  # fmt: skip
 
 
 def check_opencl(
@@ -58,25 +148,8 @@ def check_opencl(
     mapping: MappingOptions | None = None,
     schedule: ScheduleOptions | None = None,
 ) -> DiffResult:
-    layout = layout_for_source(path, function, params, size_limits=size_limits)
-    fa = analyze_file(path, parse_options=ParseOptions(defines=layout.defines), options=AnalysisOptions(), only=function)
-    (fn,) = fa.functions
-    values = scop_values(fn.function, fn.scops, layout)
-    sa, ints, floats, prologue = values.scop, values.ints, values.floats, values.prologue
-    inputs = make_inputs(layout)
-    reference = run_reference(path, layout, inputs)
-    expected = reference.arrays
-    schedule = schedule or ScheduleOptions(parallel_reductions=True)
-    gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, schedule), mapping or MappingOptions(), sa.deps)
-    program = generate_opencl(gpu)
-    arrays = {s.name: np.array(inputs[s.name], copy=True) for s in layout.arrays}
-    result = run_program_opencl(program, arrays, ints, floats, initial_scalars=prologue)
-    actual = {name: np.asarray(result.arrays[name]).reshape(np.shape(arrays[name])) for name in arrays if name in result.arrays}
-    actual.update({n: arrays[n] for n in arrays if n not in actual})
-    comparison = compare_arrays(dict(expected), actual)
-    device_s = sum(t.seconds for t in result.launches) + result.copy_in_s + result.copy_out_s
-    moved = 2 * sum(int(np.asarray(a).nbytes) for a in arrays.values())  # every buffer in and out
-    return DiffResult(function, dict(params), comparison, len(gpu.kernels), reference.elapsed_s, device_s, moved)
+    """`check_device` on a fresh `OpenCLRuntime` (PoCL), once."""
+    return check_device(path, function, params, OpenCLRuntime(), size_limits, mapping, schedule)
 
 
 def check_c(
@@ -126,10 +199,44 @@ def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout
     """What running generated code for `fn` needs besides its arrays; `NotCheckable` when the
     body is not one SCoP plus scalar set-up."""
     sa = _single_scop(fn, scops)
+    check_footprint(sa.scop, layout)
     floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
     ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
     prologue = _prologue_values(fn, sa, {**ints, **floats})
     return ScopValues(sa, ints, {**floats, **prologue}, prologue)
+
+
+def check_footprint(scop: Scop, layout: Layout) -> None:
+    """`NotCheckable` when the loops, at the layout's parameter values, reach outside an array as
+    declared (``double A[N][N]`` with the default ``N`` run at a larger ``n``): running that
+    would write past the array, so the user gets the element and the declaration instead."""
+    ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
+    params = _fixed_params(scop, ints)
+    for slot in layout.arrays:
+        touched = scop.reads(slot.name).union(scop.writes(slot.name)).intersect_domain(scop.domains())
+        elements = touched.range().intersect_params(params)
+        if elements.is_empty() or len(slot.shape) == 0:
+            continue
+        box = isl.Set.from_union_set(elements)
+        for d, extent in enumerate(slot.shape):
+            low, high = box.dim_min_val(d).to_python(), box.dim_max_val(d).to_python()
+            if low < 0 or high >= extent:
+                index = low if low < 0 else high
+                sizes = ", ".join(f"{k}={v}" for k, v in ints.items())
+                raise NotCheckable(
+                    f"at {sizes} the loops reach index {index} of dimension {d + 1} of `{slot.name}`, "
+                    f"which has {extent} elements there (its declared size); give the array room "
+                    f"(e.g. -D for the macro that sizes it) or run smaller sizes"
+                )
+
+
+def _fixed_params(scop: Scop, ints: Mapping[str, int]) -> isl.Set:
+    params = scop.context.params()
+    for name, value in ints.items():
+        k = params.find_dim_by_name(isl.dim_type.param, isl_name(name))
+        if k >= 0:
+            params = params.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(scop.ctx, value))
+    return params
 
 
 def _is_int(ctype: str) -> bool:

@@ -10,6 +10,9 @@ returns the arrays with the device-side timing of each launch. The host arrays a
   generated code is expected to follow); violations raise `OpenCLError` before anything runs.
 - ``__local`` arrays declared inside kernels need nothing from the host; a ``__local`` *pointer*
   argument takes `LocalArg(nbytes)`.
+
+`build_program`, `enqueue_launches` and `OpenCLMemory` are the pieces `gpu_opencl.OpenCLRuntime`
+runs generated programs with, its buffers kept between runs (`device.Residency`).
 """
 
 from __future__ import annotations
@@ -17,30 +20,26 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyopencl as cl
 
 from core_compiler.errors import UsageError
+from core_compiler.runtime.device import LaunchTiming
+from core_compiler.runtime.launches import BufferArg, ScalarArg
+
+__all__ = [
+    "BufferArg", "Launch", "LaunchTiming", "LocalArg", "OpenCLError", "OpenCLMemory",
+    "OpenCLResult", "ScalarArg", "build_program", "enqueue_launches", "pocl_device", "run_opencl",
+]  # fmt: skip
 
 POCL_PLATFORM = "Portable Computing Language"
 
 
 class OpenCLError(UsageError):
     """No PoCL device, a program that does not build, or an impossible launch."""
-
-
-@dataclass(frozen=True)
-class BufferArg:
-    name: str  # a key of the `arrays` passed to `run_opencl`
-
-
-@dataclass(frozen=True)
-class ScalarArg:
-    value: int | float
-    dtype: str = "int32"  # a numpy dtype name matching the kernel's parameter type
 
 
 @dataclass(frozen=True)
@@ -57,13 +56,6 @@ class Launch:
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None = None  # None: the runtime chooses
     args: tuple[KernelArg, ...] = ()
-
-
-@dataclass(frozen=True)
-class LaunchTiming:
-    kernel: str
-    seconds: float  # device time, from the profiling event (0 when skipped)
-    skipped: bool = False  # True for an empty global size
 
 
 @dataclass(frozen=True)
@@ -128,27 +120,65 @@ def run_opencl(
     build_options: Sequence[str] = (),
 ) -> OpenCLResult:
     """Build `source`, copy `arrays` in, run `launches` in order, copy every array out."""
-    for launch in launches:
-        _check_launch(launch, arrays)
     ctx, queue = _context()
     start = time.perf_counter()
-    program = _program(source, tuple(build_options))
+    program = build_program(source, build_options, launches, arrays)
     build_s = time.perf_counter() - start
-    _check_kernels(program, launches)
     hosts = {name: _host_copy(a) for name, a in arrays.items()}
     buffers = {name: cl.Buffer(ctx, cl.mem_flags.READ_WRITE, h.nbytes) for name, h in hosts.items()}
     copy_in = [cl.enqueue_copy(queue, buffers[n], h) for n, h in hosts.items()]
-    events = [_enqueue(queue, program, launch, buffers) for launch in launches]
+    timings = enqueue_launches(program, launches, buffers)
     copy_out = [cl.enqueue_copy(queue, h, buffers[n]) for n, h in hosts.items()]
     queue.finish()
     out = {n: h[: _size(arrays[n])].reshape(np.shape(arrays[n])) for n, h in hosts.items()}
-    timings = tuple(_timing(launch, ev) for launch, ev in zip(launches, events, strict=True))
     return OpenCLResult(
         out, timings, build_s, _seconds(copy_in), _seconds(copy_out), pocl_device().name
     )
 
 
-def _check_launch(launch: Launch, arrays: Mapping[str, np.ndarray]) -> None:
+def build_program(
+    source: str, options: Sequence[str], launches: Sequence[Launch], arrays: Iterable[str]
+) -> cl.Program:
+    """The built program (cached per source and options), once the launches are checked
+    against it and against the names of the arrays they will get."""
+    names = set(arrays)
+    for launch in launches:
+        _check_launch(launch, names)
+    program = _program(source, tuple(options))
+    _check_kernels(program, launches)
+    return program
+
+
+def enqueue_launches(
+    program: cl.Program, launches: Sequence[Launch], buffers: Mapping[str, cl.Buffer]
+) -> tuple[LaunchTiming, ...]:
+    """Run `launches` in order on the profiling queue; their device times once all finished."""
+    queue = _context()[1]
+    events = [_enqueue(queue, program, launch, buffers) for launch in launches]
+    queue.finish()
+    return tuple(_timing(launch, ev) for launch, ev in zip(launches, events, strict=True))
+
+
+class OpenCLMemory:
+    """`device.DeviceMemory` on the PoCL device: buffers and blocking, profiled copies."""
+
+    def alloc(self, nbytes: int) -> cl.Buffer:
+        return cl.Buffer(_context()[0], cl.mem_flags.READ_WRITE, nbytes)
+
+    def copy_in(self, buffer: cl.Buffer, host: np.ndarray) -> float:
+        return _blocking_copy(buffer, host)
+
+    def copy_out(self, host: np.ndarray, buffer: cl.Buffer) -> float:
+        return _blocking_copy(host, buffer)
+
+
+def _blocking_copy(dest: cl.Buffer | np.ndarray, src: cl.Buffer | np.ndarray) -> float:
+    event = cl.enqueue_copy(_context()[1], dest, src)
+    event.wait()
+    return _seconds([event])
+
+
+def _check_launch(launch: Launch, arrays: set[str]) -> None:
     for arg in launch.args:
         if isinstance(arg, BufferArg) and arg.name not in arrays:
             raise OpenCLError(f"launch of {launch.kernel}: no array named {arg.name!r}")

@@ -1,21 +1,27 @@
 """`hexplore run`: run a function's original and optimized code on the same inputs, compare, time.
 
 Devices: ``cpu`` (the original compiled by the system C compiler as the reference; hexplore's
-optimized schedule JIT-compiled by LLVM, parallel loops through libgomp) and ``opencl`` (the
-generated kernels on the OpenCL device, PoCL on the CPU here). ``cuda`` needs an NVIDIA GPU and
-pycuda (the ``[gpu]`` extra). Each run happens in a worker process with a time limit, so a crash
-or an endless loop in generated code is reported, never inherited.
+optimized schedule JIT-compiled by LLVM, parallel loops through libgomp), ``opencl`` (the
+generated kernels on the OpenCL device, PoCL on the CPU here) and ``cuda`` (LLVM's PTX for the
+kernels through pycuda, the ``[gpu]`` extra, on an NVIDIA GPU). The runs happen in a worker
+process with a time limit, so a crash or an endless loop in generated code is reported, never
+inherited; repeated runs share the worker and, on a device, its buffers.
 """
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from core_compiler.frontend import ParseOptions
 from core_compiler.runtime.compare import Comparison
 from core_compiler.runtime.worker import run_in_worker
+
+if TYPE_CHECKING:
+    from core_compiler.runtime.device import DeviceRuntime
 
 DEVICES = ("cpu", "opencl", "cuda")
 DEFAULT_SIZE = 64  # every size parameter not given with --param
@@ -26,21 +32,25 @@ class RunReport:
     function: str
     device: str
     params: dict[str, int]
-    reference_s: float
-    optimized_s: float
+    reference_s: float  # the fastest of the runs
+    optimized_s: float  # likewise
     speedup: float
-    match: bool
+    match: bool  # every run matched
     max_abs_error: float
-    bytes_transferred: int
+    bytes_transferred: int  # host <-> device, by the first run
     message: str  # what went wrong, or "" when the run completed
+    bytes_transferred_repeat: int | None = None  # by each later run; None: one run, or no device
+    runs: int = 1
+    variant: str = ""  # cpu: the code that ran ("tiled", "untiled", "source order"), chosen by timing
+    note: str = ""  # cpu: why it is not the tiled code (remark TilingNotFaster), when it is not
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
 
 
 def cuda_unavailable() -> str:
-    """Why `--device cuda` cannot run here (hexplore has no CUDA runner yet, so there is always a
-    reason; the first one that applies)."""
+    """Why `--device cuda` cannot run here, or "" when it can (pycuda imports and the CUDA
+    driver sees a GPU)."""
     if not Path("/dev/nvidia0").exists() and shutil.which("nvidia-smi") is None:
         return "no CUDA device on this machine"
     try:
@@ -49,35 +59,80 @@ def cuda_unavailable() -> str:
         cuda.init()
         if cuda.Device.count() == 0:
             return "no NVIDIA GPU is visible to the CUDA driver"
-    except Exception as e:  # ImportError without the [gpu] extra, or a driver error
+    except ImportError:
+        return "pycuda is not installed (pip install 'hexplore[gpu]')"
+    except Exception as e:  # a driver error
         return f"no CUDA device: {type(e).__name__}: {e}".rstrip(": ")
-    return "running on CUDA is not implemented yet (the generated CUDA is compile-checked with nvcc)"
+    return ""
 
 
-def run_function(path: str, function: str, device: str, params: Mapping[str, int], timeout_s: float = 120.0) -> RunReport:
-    """One run, in a worker process; failures come back as a report with a message."""
-    if device == "cuda":
-        return _failed(function, device, params, cuda_unavailable())
-    outcome = run_in_worker(_measure, (path, function, device, dict(params)), timeout_s=timeout_s)
+def run_function(
+    path: str, function: str, device: str, params: Mapping[str, int], timeout_s: float = 120.0, repeat: int = 1,
+    parse: ParseOptions | None = None,
+) -> RunReport:
+    """`repeat` runs in one worker process (the time limit is per run); failures come back as a
+    report with a message. On opencl and cuda the runs share one device runtime, so the arrays
+    the kernels only read stay on the device after the first run."""
+    if device == "cuda" and (why := cuda_unavailable()):
+        return _failed(function, device, params, why)
+    repeat = max(repeat, 1)
+    args = (path, function, device, dict(params), repeat, parse)
+    outcome = run_in_worker(_measure, args, timeout_s=timeout_s * repeat)
     if outcome.error is not None:
         return _failed(function, device, params, outcome.error.message)
     assert outcome.value is not None
     return outcome.value
 
 
-def _measure(path: str, function: str, device: str, params: dict[str, int]) -> RunReport:
+def _measure(path: str, function: str, device: str, params: dict[str, int], repeat: int = 1,
+             parse: ParseOptions | None = None) -> RunReport:  # fmt: skip
     try:
         if device == "cpu":
-            from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-
-            r = check_llvm_cpu(path, function, params)
-            return _report(function, device, params, r.reference_s, r.optimized_s, r.optimized, 0)
-        from core_compiler.runtime.differential import check_opencl
-
-        d = check_opencl(path, function, params)
-        return _report(function, device, params, d.reference_s, d.device_s, d.comparison, d.bytes_transferred)
+            return _measure_cpu(path, function, params, repeat, parse)
+        return _measure_device(path, function, device, params, repeat, parse)
     except Exception as e:  # not checkable, does not build, …: the user's answer, not a traceback
         return _failed(function, device, params, f"{type(e).__name__}: {e}")
+
+
+def _measure_device(path: str, function: str, device: str, params: dict[str, int], repeat: int,
+                    parse: ParseOptions | None) -> RunReport:  # fmt: skip
+    from core_compiler.runtime.differential import check_device
+
+    runtime = _runtime(device)
+    try:
+        d = check_device(path, function, params, runtime, repeat=repeat, parse=parse)
+    finally:
+        runtime.close()
+    report = _report(function, device, params, d.reference_s, d.device_s, d.comparison, d.bytes_transferred)
+    if d.failed_run > 1:  # the first run matched: what stayed on the device did not
+        report = replace(report, message=f"run {d.failed_run} of {d.runs} (arrays resident from earlier runs) differs:\n{report.message}")
+    return replace(report, bytes_transferred_repeat=d.bytes_transferred_repeat, runs=d.runs)
+
+
+def _runtime(device: str) -> DeviceRuntime:
+    if device == "opencl":
+        from core_compiler.runtime.gpu_opencl import OpenCLRuntime
+
+        return OpenCLRuntime()
+    if device == "cuda":
+        from core_compiler.runtime.gpu_cuda import CudaRuntime
+
+        return CudaRuntime()
+    raise ValueError(f"unknown device {device!r}: use one of {', '.join(DEVICES)}")
+
+
+def _measure_cpu(path: str, function: str, params: dict[str, int], repeat: int, parse: ParseOptions | None) -> RunReport:
+    from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+
+    runs = [check_llvm_cpu(path, function, params, parse=parse) for _ in range(repeat)]
+    failed = [(v, c) for r in runs for v, c in r.variants.items() if not c.ok]
+    ref, opt = min(r.reference_s for r in runs), min(r.optimized_s for r in runs)
+    report = _report(function, "cpu", params, ref, opt, failed[0][1] if failed else runs[-1].optimized, 0)
+    if failed:  # every variant is checked, also those that were not the fastest
+        report = replace(report, message=f"the {failed[0][0]} code differs:\n{report.message}")
+    choice = runs[-1].choice
+    note = choice.remark.message if choice.remark is not None else ""
+    return replace(report, runs=repeat, variant=choice.chosen, note=note)
 
 
 def _report(

@@ -4,9 +4,12 @@ and clear one-line answers when a run cannot happen or crashes."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
+from core_compiler.runtime.run import cuda_unavailable
+from tests.conftest import KERNELS
 from tui.cli import main
 
 MM = """void mm(int n, double A[n][n], double B[n][n], double C[n][n]) {
@@ -15,10 +18,9 @@ MM = """void mm(int n, double A[n][n], double B[n][n], double C[n][n]) {
       for (int k = 0; k < n; k++)
         C[i][j] += A[i][k] * B[k][j];
 }
-#define N 8
-void fixed(int n, double A[N]) {
+void divide(int n, int m, int B[n]) {
   for (int i = 0; i < n; i++)
-    A[i] = 2 * A[i];
+    B[i] = i / (n - m);
 }
 """
 KEYS = {"function", "device", "params", "reference_s", "optimized_s", "speedup", "match", "max_abs_error", "bytes_transferred"}
@@ -38,8 +40,22 @@ def test_run_json_matches(path: str, device: str, moved: bool, capsys: pytest.Ca
     assert set(report) >= KEYS
     assert report["match"] is True and report["params"] == {"n": 37}
     assert report["reference_s"] > 0 and report["optimized_s"] > 0
-    expected = 3 * 37 * 37 * 8 * 2 if moved else 0  # A, B, C to the device and back
+    expected = (3 + 1) * 37 * 37 * 8 if moved else 0  # A, B, C to the device; C, written, back
     assert report["bytes_transferred"] == expected
+    assert report["bytes_transferred_repeat"] is None and report["runs"] == 1
+
+
+def test_repeated_runs_keep_read_only_arrays_on_the_device(path: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["run", path, "--function", "mm", "--device", "opencl", "--param", "n=37", "--repeat", "3"]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    matrix = 37 * 37 * 8
+    assert report["match"] is True and report["runs"] == 3
+    assert (report["bytes_transferred"], report["bytes_transferred_repeat"]) == (4 * matrix, 2 * matrix)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "mm on opencl (n=37, fastest of 3 runs)" in out
+    assert "moved 43.8 kB (first run), 21.9 kB per later run: read-only arrays stayed on the device" in out
 
 
 def test_run_text_report(path: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -48,6 +64,7 @@ def test_run_text_report(path: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert "mm on cpu (n=5)" in out and "results match" in out and "speedup" in out
 
 
+@pytest.mark.skipif(not cuda_unavailable(), reason="this machine can run CUDA")
 def test_cuda_without_a_gpu_says_so_in_one_line(path: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", path, "--function", "mm", "--device", "cuda", "--param", "n=4"])
     out = capsys.readouterr().out.strip()
@@ -55,10 +72,17 @@ def test_cuda_without_a_gpu_says_so_in_one_line(path: str, capsys: pytest.Captur
 
 
 def test_a_crashing_run_is_reported_not_inherited(path: str, capsys: pytest.CaptureFixture[str]) -> None:
-    # A is declared with 8 elements; n = 100000 writes far past its end.
-    code = main(["run", path, "--function", "fixed", "--param", "n=100000"])
-    out = capsys.readouterr().out
-    assert code == 1 and ("crashed" in out or "differ" in out.lower() or "Error" in out)
+    code = main(["run", path, "--function", "divide", "--param", "n=10", "--param", "m=10"])  # i / 0
+    out = capsys.readouterr().out.strip()
+    assert code == 1 and len(out.splitlines()) == 1 and "crashed with signal SIGFPE" in out, out
+
+
+def test_an_endless_run_is_stopped_at_the_time_limit(path: str, capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.perf_counter()
+    code = main(["run", path, "--function", "mm", "--param", "n=4000", "--timeout", "1"])  # minutes of work
+    out = capsys.readouterr().out.strip()
+    assert code == 1 and ("time limit" in out.lower() or "timed out" in out.lower()), out
+    assert time.perf_counter() - start < 15
 
 
 def test_bad_param_is_a_clear_error(path: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,3 +93,20 @@ def test_bad_param_is_a_clear_error(path: str, capsys: pytest.CaptureFixture[str
 def test_run_needs_a_function(path: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", path]) == 2
     assert "run needs --function" in capsys.readouterr().err
+
+
+LU = str(KERNELS / "lu.c")  # double A[N][N], N = 64 unless defined
+
+
+def test_loops_reaching_past_a_fixed_size_array_are_refused_with_the_element(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", LU, "--function", "kernel_lu", "--param", "n=300"])
+    out = capsys.readouterr().out
+    assert code == 1 and "index 299 of dimension 1 of `A`, which has 64 elements" in out, out
+
+
+def test_defines_size_the_arrays_of_the_run(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", LU, "--function", "kernel_lu", "--param", "n=100", "-D", "N=100", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["match"] is True and report["params"] == {"n": 100}
+    assert report["variant"] in ("tiled", "untiled", "source order")
+    assert (report["note"] == "") == (report["variant"] == "tiled")

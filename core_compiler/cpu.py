@@ -114,11 +114,8 @@ def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: boo
         order = _point_order(node, scop) if permutable else list(range(n))
         if permutable and options.tile_size > 1:
             sizes = isl.MultiVal.zero(node.band_get_space())
-            import os
-            wide = int(os.environ.get("HX_WIDE", "1"))
             for k in range(n):
-                size = options.tile_size * (wide if k == order[-1] else 1)
-                sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), size))
+                sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
             points = _permute(node.band_tile(sizes).child(0), order)  # tile band, point band
             inner, node = True, points.parent()
         else:

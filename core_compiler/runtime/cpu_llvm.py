@@ -115,7 +115,7 @@ class VariantChoice:
     """Which of the CPU code variants runs, from timing each on the case's own inputs."""
 
     chosen: str  # one of VARIANTS
-    seconds: Mapping[str, float]  # each variant's time (after one untimed call)
+    seconds: Mapping[str, float]  # each variant's time (`_timed`)
     remark: Remark | None  # why the tiled code is not the one that runs, if it is not
 
 
@@ -143,8 +143,11 @@ def choose_variant(
 
 
 def _timed(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], float]:
-    run_jit(jit, case)  # page-in, libgomp's threads
-    return run_jit(jit, case)
+    """The first call's arrays and the better of two timed calls after it (one call pages the
+    code in and starts libgomp's threads; one timing alone often picks the wrong variant on a
+    busy machine)."""
+    arrays, _ = run_jit(jit, case)
+    return arrays, min(run_jit(jit, case)[1] for _ in range(2))
 
 
 def _choice_remark(case: CpuCase, chosen: str, seconds: Mapping[str, float]) -> Remark | None:

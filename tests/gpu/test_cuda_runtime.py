@@ -19,7 +19,7 @@ from tui.cli import main
 
 pytest.importorskip("pycuda", reason="pycuda is not installed (pip install 'hexplore[gpu]')")
 if why := cuda_unavailable():
-    pytest.skip(why, allow_module_level=True)
+    pytest.skip(reason=why, allow_module_level=True)
 
 pytestmark = pytest.mark.gpu
 

@@ -63,7 +63,7 @@ def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = No
     def before_for(b: isl.AstBuild) -> isl.Id:
         try:  # no exception may cross isl's C callback (it corrupts the heap): assume carried
             independent = _carries_nothing(b.get_schedule(), deps)
-        except Exception:  # noqa: BLE001
+        except Exception:
             independent = False
         return isl.Id(INDEPENDENT if independent else "carries", context=ctx)
 

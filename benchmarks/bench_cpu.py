@@ -130,7 +130,7 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
     return t_gcc, one[0], many[0]
 
 
-_SHORT = {"tiled": "T", "untiled": "U", "source order": "S"}
+_SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "source order": "S"}
 
 
 def _runs(case: CpuCase, threads: int, repeat: int):  # type: ignore[no-untyped-def]

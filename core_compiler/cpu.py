@@ -28,6 +28,7 @@ INDEPENDENT = "independent"  # the annotation of a ``for`` node that carries no 
 class CpuOptions:
     tile_size: int = 32  # 0 or 1: no tiling
     parallel: bool = True  # mark parallel loops
+    jam: int = 0  # > 1: unroll-and-jam the second-innermost loop of each tile (band) by this much
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,11 +124,25 @@ def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: boo
             inner = False
         parallel = options.parallel and not inside_parallel and bool(node.band_member_get_coincident(0))
         node = _transform_children(node.child(0) if inner else node, options, inner or inside_parallel or parallel, scop)
+        if permutable and options.jam > 1:
+            node = _jam(node, options.jam)
         node = node.parent() if inner else node
         if parallel:
             node = node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx()))
         return node
     return _transform_children(node, options, inside_parallel, scop)
+
+
+def _jam(band: isl.ScheduleNode, factor: int) -> isl.ScheduleNode:
+    """Unroll-and-jam: strip-mine the band's second-innermost member by `factor` and unroll the
+    strip inside the innermost loop (legal: the band is permutable), so ``factor`` rows share each
+    load of the innermost loop and keep ``factor`` independent sums — register tiling."""
+    n = band.band_n_member()
+    sizes = isl.MultiVal.zero(band.band_get_space())
+    for k in range(n):
+        sizes = sizes.set_val(k, isl.Val.int_from_si(band.get_ctx(), factor if k == n - 2 else 1))
+    strip = band.band_tile(sizes).child(0)
+    return strip.band_member_set_ast_loop_type(n - 2, isl.ast_loop_type.unroll).parent()
 
 
 def _transform_children(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: bool, scop: Scop) -> isl.ScheduleNode:

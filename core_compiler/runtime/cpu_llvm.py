@@ -101,13 +101,13 @@ def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOp
     options = options or CpuOptions(parallel=parallel)
     sched = compute_schedule(scop, case.analysis.deps, schedule or ScheduleOptions())
     ast = optimized_ast(scop, sched, options, case.analysis.deps.union())
-    suffix = "hexplore" if options.tile_size > 1 else "untiled"
+    suffix = ("hexplore" if options.tile_size > 1 else "untiled") + (f"_jam{options.jam}" if options.jam > 1 else "")
     return jit_compile(lower_cpu(scop, ast, f"{scop.function}_s{scop.index}_{suffix}", parallel=parallel))
 
 
 # ------------------------------------------------------------------------- choosing a variant
 
-VARIANTS = ("tiled", "untiled", "source order")
+VARIANTS = ("tiled", "untiled", "tiled+jam", "untiled+jam", "source order")
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,10 @@ def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFu
         return compile_optimized(case, parallel)
     if variant == "untiled":
         return compile_optimized(case, parallel, options=CpuOptions(tile_size=0, parallel=parallel))
+    if variant == "tiled+jam":
+        return compile_optimized(case, parallel, options=CpuOptions(parallel=parallel, jam=4))
+    if variant == "untiled+jam":
+        return compile_optimized(case, parallel, options=CpuOptions(tile_size=0, parallel=parallel, jam=4))
     return compile_original(case)
 
 

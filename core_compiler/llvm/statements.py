@@ -67,10 +67,15 @@ class StatementLowering:
         node = stmt.info.node
         e = _Exprs(self, b, scope, iters, self.accesses[stmt.name])
         ptr, ctype = e.address(node.target)
-        rhs = e.expr(node.value)
-        if node.op != "=":
+        chain = _accumulation(node) if ct.is_float(ctype) else None
+        if chain is not None:  # `t += a*b`: the add on the loop-carried chain stays an add, not an FMA
             old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
-            rhs = e.binary(node.op[:-1], old, rhs)
+            rhs = e.binary(chain[0], old, e.expr(chain[1]), contract=False)
+        else:
+            rhs = e.expr(node.value)
+            if node.op != "=":
+                old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
+                rhs = e.binary(node.op[:-1], old, rhs)
         b.store(ct.convert(b, rhs, ctype).value, ptr, align=_align(ctype))
 
     def reduction_update(
@@ -212,7 +217,7 @@ class _Exprs:
             return self.logical(e)
         return self.binary(e.op, self.expr(e.lhs), self.expr(e.rhs))
 
-    def binary(self, op: str, x: CValue, y: CValue) -> CValue:
+    def binary(self, op: str, x: CValue, y: CValue, contract: bool = True) -> CValue:
         if op in ("<<", ">>"):
             x = ct.convert(self.b, x, ct.promoted(x.ctype))
             y = ct.convert(self.b, y, x.ctype)
@@ -222,7 +227,7 @@ class _Exprs:
         x, y = ct.convert(self.b, x, ctype), ct.convert(self.b, y, ctype)
         if op in _COMPARE:
             return ct.from_truth(self.b, self.compare(op, x, y))
-        return CValue(_arith(self.b, op, ctype, x.value, y.value), ctype)
+        return CValue(_arith(self.b, op, ctype, x.value, y.value, contract), ctype)
 
     def compare(self, op: str, x: CValue, y: CValue) -> ir.Value:
         if ct.is_float(x.ctype):
@@ -296,10 +301,25 @@ _HANDLERS: dict[type, Callable[[_Exprs, object], CValue]] = {
 }
 
 
-def _arith(b: ir.IRBuilder, op: str, ctype: str, x: ir.Value, y: ir.Value) -> ir.Value:
+def _accumulation(node: cir.Assign) -> tuple[str, cir.Expr] | None:
+    """``("+", e)`` for ``t += e`` and ``t = t + e`` (``"-"`` likewise): an update whose old value
+    is the previous instance's result, a chain through the loop. Its add is not contracted into an
+    FMA with a product in ``e``: an FMA's latency (4 cycles on Zen 4, 3 for an add) would lengthen
+    the chain, which gcc's tuning also avoids."""
+    if node.op in ("+=", "-="):
+        return node.op[0], node.value
+    v, target = node.value, str(node.target)
+    if node.op == "=" and isinstance(v, cir.Binary) and v.op in ("+", "-") and str(v.lhs) == target:
+        return v.op, v.rhs
+    if node.op == "=" and isinstance(v, cir.Binary) and v.op == "+" and str(v.rhs) == target:
+        return "+", v.lhs
+    return None
+
+
+def _arith(b: ir.IRBuilder, op: str, ctype: str, x: ir.Value, y: ir.Value, contract: bool = True) -> ir.Value:
     if ct.is_float(ctype):  # `contract`: a*b+c may become one FMA, as gcc (-ffp-contract=fast) and nvcc do
         fops = {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv, "%": b.frem}
-        return fops[op](x, y, flags=("contract",))
+        return fops[op](x, y, flags=("contract",) if contract else ())
     unsigned = ct.is_unsigned(ctype)
     flags = [] if unsigned else ["nsw"]
     iops: dict[str, Callable[[], ir.Value]] = {

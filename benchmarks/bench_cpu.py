@@ -9,7 +9,8 @@ check that the script works without occupying a shared machine. Every optimized 
 compared with gcc's (the ``check`` column). Times are the best of ``--repeat`` calls.
 
 hexplore's code is the variant `cpu_llvm.choose_variant` picks on that many threads after timing
-each once: T (tiled), U (the same schedule untiled) or S (the source order); the ``variant``
+each: T (tiled), U (the same schedule untiled), TJ/UJ (those with unroll-and-jam by 4) or S
+(the source order); the ``variant``
 column shows the choice for 1 thread / all cores.
 
     python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]

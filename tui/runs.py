@@ -1,6 +1,6 @@
 """Runs for the Run tab: the original C (system compiler) against hexplore's code on one device.
 
-- ``cpu``: hexplore's code JIT-compiled by LLVM (the fastest of its tiled, untiled and source-order
+- ``cpu``: hexplore's code JIT-compiled by LLVM (the fastest of its tiled, untiled, unroll-and-jammed and source-order
   variants, OpenMP-parallel), against the C compiler's build of the original.
 - ``opencl``: the generated OpenCL on PoCL's CPU device (kernel and copy times, bytes moved).
 - ``gpu``: LLVM's PTX through pycuda on an NVIDIA GPU; `core_compiler.runtime.run.cuda_unavailable`

@@ -134,8 +134,9 @@ def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFu
 def choose_variant(
     case: CpuCase, parallel: bool = True
 ) -> tuple[JitFunction, VariantChoice, dict[str, dict[str, np.ndarray]]]:
-    """Time the tiled schedule, the same schedule untiled and the source order on this machine
-    (with the current OpenMP threads) and keep the fastest: tiling a memory-bound matrix-vector
+    """Time the `VARIANTS` — the tiled schedule and the same schedule untiled, each also with its
+    second-innermost loops unrolled-and-jammed by 4, and the source order — on this machine (with
+    the current OpenMP threads) and keep the fastest: tiling a memory-bound matrix-vector
     product or a stencil can lose to the loops as written, and then hexplore runs those, saying so.
     Also returns each variant's arrays, for checking them all."""
     jits = {v: compile_variant(case, v, parallel) for v in VARIANTS}

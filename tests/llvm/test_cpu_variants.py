@@ -17,7 +17,7 @@ from typing import Any
 import islpy as isl
 import pytest
 
-from core_compiler.cpu import INDEPENDENT
+from core_compiler.cpu import INDEPENDENT, CpuOptions, cpu_program
 from core_compiler.llvm.cpu import lower_cpu, original_ast
 from core_compiler.llvm.jit import jit_compile
 from core_compiler.runtime.cpu_llvm import (
@@ -27,6 +27,7 @@ from core_compiler.runtime.cpu_llvm import (
     choose_variant,
     prepare,
 )
+from core_compiler.schedule import compute_schedule
 from tests.conftest import KERNELS
 
 _T: Any = isl.ast_node_type
@@ -117,3 +118,22 @@ def test_check_compares_every_variant_with_gcc() -> None:
     result = check_llvm_cpu(str(KERNELS / kernel), function, {"n": 37}, limits, parallel=True, threads=2)
     assert set(result.variants) == set(VARIANTS)
     assert result.ok, result.report()
+
+
+def test_unroll_and_jam_strips_the_second_innermost_loop_by_four() -> None:
+    case = _case(*GEMM)
+    scop = case.analysis.scop
+    ast = cpu_program(scop, compute_schedule(scop, case.analysis.deps), CpuOptions(tile_size=0, jam=4)).ast
+    text = ast.to_C_str()
+    assert "c1 += 4" in text, text  # k strip-mined by 4 ...
+    copies = text.count("S1(")  # ... and unrolled: four copies inside the j loop (a strip may be peeled)
+    assert copies >= 4 and copies % 4 == 0, text
+
+
+def test_an_accumulation_add_is_not_contracted_but_its_product_may_be() -> None:
+    case = _case(*GEMM)
+    scop = case.analysis.scop
+    module = lower_cpu(scop, original_ast(scop), "gemm_flags", parallel=False, source_order=True)
+    adds = [line for line in module.ir.splitlines() if " fadd " in line]
+    assert adds and all("contract" not in line for line in adds), adds  # C[i][j] += ...: the chain
+    assert any("fmul contract" in line for line in module.ir.splitlines())

@@ -116,7 +116,7 @@ class VariantChoice:
 
     chosen: str  # one of VARIANTS
     seconds: Mapping[str, float]  # each variant's time (`_timed`)
-    remark: Remark | None  # why the tiled code is not the one that runs, if it is not
+    remark: Remark | None  # why the code that runs is not tiled, if it is not
 
 
 def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFunction:
@@ -155,16 +155,23 @@ def _timed(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], floa
     return arrays, min(run_jit(jit, case)[1] for _ in range(2))
 
 
+_WHAT = {
+    "untiled": "its loop order without tiles",
+    "untiled+jam": "its loop order without tiles, with unroll-and-jam",
+    "source order": "the loops as written",
+}
+
+
 def _choice_remark(case: CpuCase, chosen: str, seconds: Mapping[str, float]) -> Remark | None:
-    if chosen == "tiled":
+    """Why the code that runs is not tiled; None when it is (with or without unroll-and-jam)."""
+    if chosen not in _WHAT:
         return None
     scop = case.analysis.scop
     sizes = ", ".join(f"{k}={v}" for k, v in case.ints.items())
     times = ", ".join(f"{v} {seconds[v] * 1e3:.1f} ms" for v in VARIANTS)
-    what = "the loops as written" if chosen == "source order" else "its loop order without tiles"
     message = (
         f"the tiled loops were not the fastest on this machine ({times}"
-        f"{' at ' + sizes if sizes else ''}), so hexplore runs {what}"
+        f"{' at ' + sizes if sizes else ''}), so hexplore runs {_WHAT[chosen]}"
     )
     args = {"chosen": chosen, **{f"{v} seconds": seconds[v] for v in VARIANTS}}
     return Remark(RemarkKind.MISSED, "cpu-run", "TilingNotFaster", message, scop.range, scop.function, args)

@@ -41,8 +41,8 @@ class RunReport:
     message: str  # what went wrong, or "" when the run completed
     bytes_transferred_repeat: int | None = None  # by each later run; None: one run, or no device
     runs: int = 1
-    variant: str = ""  # cpu: the code that ran ("tiled", "untiled", "source order"), chosen by timing
-    note: str = ""  # cpu: why it is not the tiled code (remark TilingNotFaster), when it is not
+    variant: str = ""  # cpu: the code that ran (one of `cpu_llvm.VARIANTS`), chosen by timing
+    note: str = ""  # cpu: why it is not tiled (remark TilingNotFaster), when it is not
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)

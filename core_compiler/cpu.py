@@ -2,8 +2,9 @@
 
 Every permutable band with at least two members is tiled (``tile_size`` per member), and inside a
 tile the member with stride-1 accesses runs innermost (untiled, the band is interchanged the same
-way); a band with one member is left as it is. The outermost band of each subtree whose first member is coincident
-gets a ``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
+way); with ``jam``, the second-innermost member is then unrolled-and-jammed. A band with one member
+is left as it is. The outermost band of each subtree whose first member is coincident gets a
+``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
 ``parallel for`` in C, ``GOMP_parallel`` in LLVM IR). Inner parallel loops are not marked: one level
 of threads is what OpenMP runs well.
 

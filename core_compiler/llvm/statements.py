@@ -68,14 +68,12 @@ class StatementLowering:
         e = _Exprs(self, b, scope, iters, self.accesses[stmt.name])
         ptr, ctype = e.address(node.target)
         chain = _accumulation(node) if ct.is_float(ctype) else None
-        if chain is not None:  # `t += a*b`: the add on the loop-carried chain stays an add, not an FMA
-            old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
-            rhs = e.binary(chain[0], old, e.expr(chain[1]), contract=False)
-        else:
+        if chain is None and node.op == "=":
             rhs = e.expr(node.value)
-            if node.op != "=":
-                old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
-                rhs = e.binary(node.op[:-1], old, rhs)
+        else:  # `t += a*b`: the add on the loop-carried chain stays an add, not an FMA
+            op, term = chain or (node.op[:-1], node.value)
+            old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
+            rhs = e.binary(op, old, e.expr(term), contract=chain is None)
         b.store(ct.convert(b, rhs, ctype).value, ptr, align=_align(ctype))
 
     def reduction_update(

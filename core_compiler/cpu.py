@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from core_compiler.invariant import LoopFacts, invariant_elements
 from core_compiler.scop.model import Scop
 
 PARALLEL_MARK = "parallel"
@@ -56,7 +57,8 @@ def cpu_program(
 def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = None) -> isl.AstNode:
     """The AST of `schedule`; given the SCoP's dependences, every ``for`` node is annotated with
     `INDEPENDENT` when no dependence is carried by that loop (its iterations touch no element
-    another iteration writes), the fact a vectorizer otherwise has to check at run time."""
+    another iteration writes), the fact a vectorizer otherwise has to check at run time, and
+    carries a `LoopFacts` with the loop's invariant elements (`core_compiler.invariant`)."""
     build = isl.AstBuild.from_context(scop.context.params())
     if deps is None:
         return build.node_from_schedule(schedule)
@@ -67,7 +69,12 @@ def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = No
             independent = _carries_nothing(b.get_schedule(), deps)
         except Exception:
             independent = False
-        return isl.Id(INDEPENDENT if independent else "carries", context=ctx)
+        try:
+            invariant = invariant_elements(b, scop)
+        except Exception:
+            invariant = ()
+        facts = LoopFacts(independent, invariant)
+        return isl.Id(INDEPENDENT if independent else "carries", user=facts, context=ctx)
 
     build, keep = build.set_before_each_for(before_for)
     ast = build.node_from_schedule(schedule)

@@ -20,12 +20,14 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.ast_print import call_parts
-from core_compiler.cpu import INDEPENDENT
+from core_compiler.invariant import InvariantElement, LoopFacts
+from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
-from core_compiler.llvm.loop_metadata import mark_independent
+from core_compiler.llvm.loop_metadata import mark_loop
 from core_compiler.llvm.statements import Scope, StatementLowering
 
 _T: Any = isl.ast_node_type
+INTERLEAVE = 4  # partial results of a reduction kept in registers
 
 UserHandler = Callable[["AstLowering", str, list[isl.AstExpr], Scope], None]
 MarkHandler = Callable[["AstLowering", isl.AstNode, Scope], None]
@@ -78,15 +80,54 @@ class AstLowering:
     def for_loop(self, node: isl.AstNode, scope: Scope) -> None:
         it = node.for_get_iterator().id_get_id().get_name()
         cond = node.for_get_cond()
+        init = self.expr(node.for_get_init(), scope)
+        first = lambda v: lower_cond(self.builder, cond, {**scope.ints, it: v}, self.ity)  # noqa: E731
+        promote = self._promotable(node, scope)
+        if not promote:
+            self._loop(node, it, init, first, scope)
+            return
+        with self.builder.if_then(first(init)):  # a loop without iterations touches nothing
+            slots = {e: self._load_invariant(e, scope) for e in promote}
+            promoted = {key: slot for e, (slot, _) in slots.items() for key in e.accesses}
+            self._loop(node, it, init, first, replace(scope, promoted={**scope.promoted, **promoted}))
+            for e, (slot, address) in slots.items():
+                if e.written:
+                    self.builder.store(self.builder.load(slot), address)
+
+    def _loop(self, node: isl.AstNode, it: str, init: ir.Value, cond: Callable[[ir.Value], ir.Value],
+              scope: Scope) -> None:  # fmt: skip
         latch, body = emit_loop(
             self.builder,
-            self.expr(node.for_get_init(), scope),
+            init,
             self.expr(node.for_get_inc(), scope),
-            lambda v: lower_cond(self.builder, cond, {**scope.ints, it: v}, self.ity),
+            cond,
             lambda v: self.lower(node.for_get_body(), scope.with_int(it, v)),
         )
-        if _annotation(node) == INDEPENDENT:
-            mark_independent(latch, body)
+        reduction = any(k in scope.promoted for e in _facts(node).invariant if e.written for k in e.accesses)
+        mark_loop(latch, body, _facts(node).independent, INTERLEAVE if reduction else 0)
+
+    def _promotable(self, node: isl.AstNode, scope: Scope) -> list[InvariantElement]:
+        """The loop's invariant elements to keep in registers: not those an enclosing loop
+        already keeps, nor arrays already local; none when a parallel region inside would
+        read memory behind the register's back."""
+        elements = _facts(node).invariant
+        if not elements or _has_mark(node.for_get_body()):
+            return []
+        return [
+            e for e in elements
+            if e.array not in scope.redirect and not any(k in scope.promoted for k in e.accesses)
+            and all(_ids(x) <= scope.ints.keys() for x in e.index)
+        ]  # fmt: skip
+
+    def _load_invariant(self, e: InvariantElement, scope: Scope) -> tuple[ir.Value, ir.Value]:
+        """A stack slot (SSA after LLVM's mem2reg) holding the element; its slot and address."""
+        b = self.builder
+        address = self.statements.element_at(b, e.array, [self.expr(x, scope) for x in e.index], scope)
+        elem = ct.llvm_type(self.statements.layouts[e.array].decl.elem_type)
+        with b.goto_entry_block():
+            slot = b.alloca(elem, name=f"{e.array}.reg")
+        b.store(b.load(address, typ=elem), slot)
+        return slot, address
 
     def if_node(self, node: isl.AstNode, scope: Scope) -> None:
         cond = lower_cond(self.builder, node.if_get_cond(), scope.ints, self.ity)
@@ -105,12 +146,38 @@ class AstLowering:
         handler_for(self.users, name)(self, name, args, scope)
 
 
-def _annotation(node: isl.AstNode) -> str:
-    """The name of the node's annotation, "" when it has none (isl reports that as an error)."""
+def _facts(node: isl.AstNode) -> LoopFacts:
+    """The `LoopFacts` of a ``for`` the CPU AST build annotated; nothing known for the others."""
     try:
-        return str(node.get_annotation().get_name())
-    except isl.Error:
-        return ""
+        facts = node.get_annotation().get_user()
+    except isl.Error:  # no annotation
+        return _NOTHING_KNOWN
+    return facts if isinstance(facts, LoopFacts) else _NOTHING_KNOWN
+
+
+_NOTHING_KNOWN = LoopFacts(independent=False)
+
+
+def _has_mark(node: isl.AstNode) -> bool:
+    kind = node.get_type()
+    if kind == _T.mark:
+        return True
+    if kind == _T.block:
+        return any(_has_mark(c) for c in children(node))
+    if kind == _T.for_:
+        return _has_mark(node.for_get_body())
+    if kind == _T.if_:
+        return _has_mark(node.if_get_then_node()) or (node.if_has_else_node() and _has_mark(node.if_get_else_node()))
+    return False
+
+
+def _ids(e: isl.AstExpr) -> set[str]:
+    """The names an AST expression uses."""
+    if e.get_type() == isl.ast_expr_type.id:
+        return {e.id_get_id().get_name()}
+    if e.get_type() != isl.ast_expr_type.op:
+        return set()
+    return set().union(*(_ids(e.op_get_arg(k)) for k in range(e.op_get_n_arg())))
 
 
 def handler_for(users: Mapping[str, UserHandler], name: str) -> UserHandler:

@@ -44,19 +44,26 @@ def access_group(module: ir.Module) -> ir.values.MDValue:
     return group
 
 
-def mark_independent(latch: ir.Instruction, body: list[ir.Block]) -> None:
-    """Declare the loop closed by `latch` (its back edge) free of carried dependences among the
-    memory accesses in `body`."""
+def mark_loop(latch: ir.Instruction, body: list[ir.Block], independent: bool, interleave: int = 0) -> None:
+    """Loop metadata on `latch` (the back edge): with `independent`, the loop is free of carried
+    dependences among the memory accesses in `body`; with `interleave`, the vectorizer runs that
+    many iterations side by side (independent partial results of a reduction in registers)."""
     module = latch.module
-    group = access_group(module)
-    for block in body:
-        for instr in block.instructions:
-            if isinstance(instr, ir.LoadInstr | ir.StoreInstr) and not _on_stack(instr):
-                instr.set_metadata("llvm.access.group", group)
-    loop = _Distinct(module)
-    parallel = module.add_metadata([ir.MetaDataString(module, "llvm.loop.parallel_accesses"), group])
-    loop.operands = (loop, parallel)
-    latch.set_metadata("llvm.loop", loop)
+    hints = []
+    if independent:
+        group = access_group(module)
+        for block in body:
+            for instr in block.instructions:
+                if isinstance(instr, ir.LoadInstr | ir.StoreInstr) and not _on_stack(instr):
+                    instr.set_metadata("llvm.access.group", group)
+        hints.append(module.add_metadata([ir.MetaDataString(module, "llvm.loop.parallel_accesses"), group]))
+    if interleave > 1:
+        count = ir.Constant(ir.IntType(32), interleave)
+        hints.append(module.add_metadata([ir.MetaDataString(module, "llvm.loop.interleave.count"), count]))
+    if hints:
+        loop = _Distinct(module)
+        loop.operands = (loop, *hints)
+        latch.set_metadata("llvm.loop", loop)
 
 
 def _on_stack(instr: ir.Instruction) -> bool:

@@ -40,6 +40,8 @@ class Scope:
     arrays: Mapping[str, ir.Value] = field(default_factory=dict)  # base pointers
     # array -> the address of an element (source subscripts) in a local copy: shared, registers
     redirect: Mapping[str, Redirect] = field(default_factory=dict)
+    # (statement, AccessInfo) -> the stack slot standing for the loop-invariant element it reaches
+    promoted: Mapping[tuple[str, AccessInfo], ir.Value] = field(default_factory=dict)
 
     def with_int(self, name: str, value: ir.Value) -> Scope:
         return replace(self, ints={**self.ints, name: value})
@@ -65,7 +67,7 @@ class StatementLowering:
     def assign(self, b: ir.IRBuilder, stmt: Statement, iters: Mapping[str, ir.Value], scope: Scope) -> None:
         """Emit ``target op= value`` for the instance whose iterators have the values `iters`."""
         node = stmt.info.node
-        e = _Exprs(self, b, scope, iters, self.accesses[stmt.name])
+        e = _Exprs(self, b, scope, iters, self.accesses[stmt.name], stmt.name)
         ptr, ctype = e.address(node.target)
         chain = _accumulation(node) if ct.is_float(ctype) else None
         if chain is None and node.op == "=":
@@ -83,7 +85,7 @@ class StatementLowering:
         node = stmt.info.node
         found = reduction_op(node)
         assert found is not None and found[0] == "+", f"{stmt.name} is not an addition"
-        e = _Exprs(self, b, scope, iters, self.accesses[stmt.name])
+        e = _Exprs(self, b, scope, iters, self.accesses[stmt.name], stmt.name)
         ptr, ctype = e.address(node.target)
         value = e.expr(found[1])
         if node.op == "-=":
@@ -92,8 +94,13 @@ class StatementLowering:
 
     # ------------------------------------------------------------------------- addresses
 
-    def element(self, b: ir.IRBuilder, info: AccessInfo, iters: Mapping[str, ir.Value], scope: Scope) -> ir.Value:
-        """The address of the element `info` accesses (in a local copy when `scope` redirects)."""
+    def element(self, b: ir.IRBuilder, info: AccessInfo, iters: Mapping[str, ir.Value], scope: Scope,
+                stmt: str = "") -> ir.Value:  # fmt: skip
+        """The address of the element `info` (of statement `stmt`) accesses: a promoted element's
+        slot, a local copy when `scope` redirects the array, else the array's own."""
+        slot = scope.promoted.get((stmt, info))
+        if slot is not None:
+            return slot
         names = {**scope.ints, **iters}
         idx = [self.affine(b, a, names) for a in info.indices]
         local = scope.redirect.get(info.array)
@@ -157,13 +164,14 @@ class _Exprs:
     scope: Scope
     iters: Mapping[str, ir.Value]
     acc: Mapping[object, AccessInfo]
+    stmt: str
 
     def address(self, e: cir.Expr) -> tuple[ir.Value, str]:
         info = self.acc.get(e)
         if info is None:
             raise UnsupportedExpression(f"`{e}` is not an access of the SCoP")
         decl = self.owner.layouts[info.array].decl
-        return self.owner.element(self.b, info, self.iters, self.scope), decl.elem_type
+        return self.owner.element(self.b, info, self.iters, self.scope, self.stmt), decl.elem_type
 
     def expr(self, e: cir.Expr) -> CValue:
         handler = _HANDLERS.get(type(e))

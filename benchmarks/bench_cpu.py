@@ -10,8 +10,8 @@ compared with gcc's (the ``check`` column). Times are the best of ``--repeat`` c
 
 hexplore's code is the variant `cpu_llvm.choose_variant` picks on that many threads after timing
 each: T (tiled), U (the same schedule untiled), TJ/UJ (those with unroll-and-jam by 4) or S
-(the source order); the ``variant``
-column shows the choice for 1 thread / all cores.
+(the source order), with a 1 when its parallel loops run on one thread because that was faster;
+the ``variant`` column shows the choice for 1 thread / all cores.
 
     python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]
 """
@@ -125,7 +125,7 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
     t_polly = _polly(path, case, repeat) if polly else None
     size = ",".join(f"{n}={v}" for n, v in sizes.items())
     polly_text = f"{t_polly:>8.3f}s" if t_polly is not None else f"{'n/a':>9}"
-    variants = f"{_SHORT[one_variant]}/{_SHORT[many_variant]}"
+    variants = f"{_short(one_variant)}/{_short(many_variant)}"
     print(f"{k['file'].removesuffix('.c'):16}{size:28}{t_gcc:>8.3f}s{one[0]:>8.3f}s{many[0]:>8.3f}s"
           f"{t_gcc / one[0]:>6.2f}x{t_gcc / many[0]:>6.2f}x{polly_text}  {variants:7}{'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
     return t_gcc, one[0], many[0]
@@ -134,13 +134,19 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
 _SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "source order": "S"}
 
 
+def _short(runs: str) -> str:
+    """``U`` for "untiled", ``U1`` for "untiled, one thread" (parallel loops run sequentially)."""
+    variant, _, alone = runs.partition(", ")
+    return _SHORT[variant] + ("1" if alone else "")
+
+
 def _runs(case: CpuCase, threads: int, repeat: int):  # type: ignore[no-untyped-def]
     """The variant hexplore chooses on `threads` threads (`choose_variant`, which also makes the
     untimed first call that starts libgomp's threads): its best time, first result and name."""
     set_threads(threads)
     jit, choice, _ = choose_variant(case, parallel=True)
     runs = [run_jit(jit, case) for _ in range(repeat)]
-    return (min(t for _, t in runs), runs[0][0]), choice.chosen
+    return (min(t for _, t in runs), runs[0][0]), choice.runs
 
 
 def _polly(path: str, case: CpuCase, repeat: int) -> float:

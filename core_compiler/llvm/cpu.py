@@ -8,9 +8,9 @@ remark says so), and it lets the loop vectorizer work without run-time checks.
 
 A ``for`` directly under a ``parallel`` mark (see `core_compiler/cpu.py`) is outlined into
 ``<name>.omp<k>(ptr data)``, whose ``data`` is a struct of every value in scope; the function calls
-``GOMP_parallel(outlined, &data, 0, 0)`` and each thread runs a contiguous block of iterations
-(``omp_get_thread_num``/``omp_get_num_threads``), or every n-th iteration when the loop's bound is
-not a plain ``c <= e``. What isl made into something other than a ``for`` under the mark (a split
+``GOMP_parallel(outlined, &data, 0, 0)`` and each thread runs every n-th chunk of consecutive
+iterations (``omp_get_thread_num``/``omp_get_num_threads``; `CHUNKS_PER_THREAD` chunks each, which
+balances triangular loops), or every n-th iteration when the loop's bound is not a plain ``c <= e``. What isl made into something other than a ``for`` under the mark (a split
 loop, an ``if``) runs sequentially.
 
 ``hx_call_<name>(ptr argv)`` calls the function with ``argv[k]`` pointing at argument k, the
@@ -241,8 +241,14 @@ def _scope_of(fields: list[tuple[str, str, ir.Value]], values: list[ir.Value]) -
     return Scope(ints, scalars, arrays)
 
 
+CHUNKS_PER_THREAD = 8  # the iterations of a parallel loop are dealt out in this many chunks per thread
+
+
 def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value, nth: ir.Value) -> None:
-    """This thread's share of `loop`: a block of iterations, or every `nth` one from `tid`."""
+    """This thread's share of `loop`: every `nth` chunk of consecutive iterations from chunk `tid`
+    (OpenMP's ``schedule(static, chunk)``), chunks small enough that each thread gets several, so
+    a triangular loop (``j <= i``) gives each thread a fair share of the work; or every `nth`
+    iteration from `tid` when the loop's bound is not a plain ``c <= e``."""
     b = low.builder
     it = loop.for_get_iterator().id_get_id().get_name()
     init, inc = low.expr(loop.for_get_init(), scope), low.expr(loop.for_get_inc(), scope)
@@ -265,11 +271,16 @@ def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value
     diff = b.sub(ub, init)
     trips = b.select(b.icmp_signed("<", diff, ir.Constant(I64, 0)), ir.Constant(I64, 0),
                      b.add(b.sdiv(diff, inc), ir.Constant(I64, 1)))  # fmt: skip
-    chunk = b.sdiv(b.add(trips, b.sub(nth, ir.Constant(I64, 1))), nth)
-    lo = b.mul(tid, chunk)
-    hi_raw = b.add(lo, chunk)
-    hi = b.select(b.icmp_signed("<", hi_raw, trips), hi_raw, trips)
-    emit_loop(b, lo, ir.Constant(I64, 1), lambda k: b.icmp_signed("<", k, hi), body)
+    chunks = b.mul(nth, ir.Constant(I64, CHUNKS_PER_THREAD))
+    chunk = b.select(b.icmp_signed("<", trips, chunks), ir.Constant(I64, 1), b.sdiv(trips, chunks))
+    stride = b.mul(nth, chunk)
+
+    def one_chunk(lo: ir.Value) -> None:
+        end = b.add(lo, chunk)
+        hi = b.select(b.icmp_signed("<", end, trips), end, trips)
+        emit_loop(b, lo, ir.Constant(I64, 1), lambda k: b.icmp_signed("<", k, hi), body)
+
+    emit_loop(b, b.mul(tid, chunk), stride, lambda lo: b.icmp_signed("<", lo, trips), one_chunk)
 
 
 def _upper_bounds(cond: isl.AstExpr, it: str) -> list[tuple[isl.AstExpr, bool]] | None:

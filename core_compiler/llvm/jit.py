@@ -38,6 +38,11 @@ def set_threads(n: int) -> None:
     libgomp().omp_set_num_threads(ctypes.c_int(n))
 
 
+def max_threads() -> int:
+    """The number of threads the next ``GOMP_parallel`` call from this thread starts."""
+    return int(libgomp().omp_get_max_threads())
+
+
 @dataclass(frozen=True, eq=False)
 class JitFunction:
     """A compiled `CpuModule`; keeps its execution engine (and so the code) alive."""

@@ -42,7 +42,7 @@ class RunReport:
     bytes_transferred_repeat: int | None = None  # by each later run; None: one run, or no device
     runs: int = 1
     variant: str = ""  # cpu: the code that ran (one of `cpu_llvm.VARIANTS`), chosen by timing
-    note: str = ""  # cpu: why it is not tiled (remark TilingNotFaster), when it is not
+    note: str = ""  # cpu: why it is not tiled or on one thread (TilingNotFaster, ParallelNotFaster)
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -131,8 +131,8 @@ def _measure_cpu(path: str, function: str, params: dict[str, int], repeat: int, 
     if failed:  # every variant is checked, also those that were not the fastest
         report = replace(report, message=f"the {failed[0][0]} code differs:\n{report.message}")
     choice = runs[-1].choice
-    note = choice.remark.message if choice.remark is not None else ""
-    return replace(report, runs=repeat, variant=choice.chosen, note=note)
+    note = " ".join(r.message for r in choice.remarks)
+    return replace(report, runs=repeat, variant=choice.runs, note=note)
 
 
 def _report(

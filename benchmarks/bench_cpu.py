@@ -6,7 +6,8 @@ Sizes are per kernel (`SIZES`), chosen so that the gcc build of the original tak
 on a Zen 4 core (measured 2026-11); the memory-bound matrix-vector kernels stay at 0.02-0.1 s,
 where their arrays are already 150-300 MB; ``--quick`` divides every extent by 4 (time steps too) and runs once, to
 check that the script works without occupying a shared machine. Every optimized result is
-compared with gcc's (the ``check`` column). Times are the best of ``--repeat`` calls.
+compared with gcc's (the ``check`` column). Times are the best of ``--repeat`` calls, gcc's and
+hexplore's taken in turns.
 
 hexplore's code is the variant `cpu_llvm.choose_variant` picks on that many threads after timing
 each: T (tiled), U (the same schedule untiled), TJ/UJ (those with unroll-and-jam by 4) or S
@@ -30,7 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core_compiler.llvm.jit import set_threads  # noqa: E402
+import numpy as np  # noqa: E402
+
+from core_compiler.llvm.jit import JitFunction, set_threads  # noqa: E402
 from core_compiler.runtime.compare import compare_arrays  # noqa: E402
 from core_compiler.runtime.cpu_llvm import CpuCase, choose_variant, prepare, run_jit  # noqa: E402
 from core_compiler.runtime.reference import BuildOptions, run_reference  # noqa: E402
@@ -117,11 +120,16 @@ def _quick(sizes: Mapping[str, int]) -> dict[str, int]:
 def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool) -> tuple[float, float, float]:  # type: ignore[type-arg]
     path = str(KERNELS / k["file"])
     case = prepare(path, k["function"], sizes, k["size_limits"])
-    gcc = [run_reference(path, case.layout, case.inputs, options=GCC) for _ in range(repeat + 1)][1:]
-    one, one_variant = _runs(case, 1, repeat)
-    many, many_variant = _runs(case, cores, repeat)
-    ok = compare_arrays(dict(gcc[0].arrays), many[1]).ok and compare_arrays(dict(gcc[0].arrays), one[1]).ok
-    t_gcc = min(r.elapsed_s for r in gcc)
+    expected = run_reference(path, case.layout, case.inputs, options=GCC)  # also builds and warms up
+    (one_variant, one_jit), (many_variant, many_jit) = _chosen(case, 1), _chosen(case, cores)
+    gcc, one, many = [], [], []
+    for _ in range(repeat):  # in turns: a busy moment of a shared machine slows all three alike
+        gcc.append(run_reference(path, case.layout, case.inputs, options=GCC).elapsed_s)
+        one.append(_timed_run(one_jit, case, 1))
+        many.append(_timed_run(many_jit, case, cores))
+    ok = all(compare_arrays(dict(expected.arrays), r[1]).ok for r in (one[0], many[0]))
+    t_gcc = min(gcc)
+    one, many = (min(t for t, _ in one), one[0][1]), (min(t for t, _ in many), many[0][1])
     t_polly = _polly(path, case, repeat) if polly else None
     size = ",".join(f"{n}={v}" for n, v in sizes.items())
     polly_text = f"{t_polly:>8.3f}s" if t_polly is not None else f"{'n/a':>9}"
@@ -140,13 +148,18 @@ def _short(runs: str) -> str:
     return _SHORT[variant] + ("1" if alone else "")
 
 
-def _runs(case: CpuCase, threads: int, repeat: int):  # type: ignore[no-untyped-def]
-    """The variant hexplore chooses on `threads` threads (`choose_variant`, which also makes the
-    untimed first call that starts libgomp's threads): its best time, first result and name."""
+def _chosen(case: CpuCase, threads: int) -> tuple[str, JitFunction]:
+    """What hexplore runs on `threads` threads (`choose_variant`, which also makes the untimed
+    first call that starts libgomp's threads): its name and code."""
     set_threads(threads)
     jit, choice, _ = choose_variant(case, parallel=True)
-    runs = [run_jit(jit, case) for _ in range(repeat)]
-    return (min(t for _, t in runs), runs[0][0]), choice.runs
+    return choice.runs, jit
+
+
+def _timed_run(jit: JitFunction, case: CpuCase, threads: int) -> tuple[float, dict[str, np.ndarray]]:
+    set_threads(threads)
+    arrays, seconds = run_jit(jit, case)
+    return seconds, arrays
 
 
 def _polly(path: str, case: CpuCase, repeat: int) -> float:

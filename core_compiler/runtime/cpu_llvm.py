@@ -115,7 +115,7 @@ class VariantChoice:
     """Which of the CPU code variants runs, from timing each on the case's own inputs."""
 
     chosen: str  # one of VARIANTS
-    seconds: Mapping[str, float]  # each variant's time (`_timed`)
+    seconds: Mapping[str, float]  # each variant's best time (`_race`)
     remark: Remark | None  # why the code that runs is not tiled, if it is not
     one_thread: Remark | None = None  # why it runs on one thread though more are available
 
@@ -153,30 +153,33 @@ def choose_variant(
     they gain (doitgen's ``p`` loop inside ``r`` and ``q``).
     Also returns each variant's arrays, for checking them all."""
     jits = {v: compile_variant(case, v, parallel) for v in VARIANTS}
-    runs = {v: _timed(jit, case) for v, jit in jits.items()}
-    seconds = {v: t for v, (_, t) in runs.items()}
+    results, seconds = _race(jits, case)
     chosen = min(VARIANTS, key=lambda v: seconds[v])
     choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds))
-    results = {v: arrays for v, (arrays, _) in runs.items()}
     threads = max_threads()
     best = min((v for v in VARIANTS if jits[v].module.parallel_loops), key=lambda v: seconds[v], default=None)
     if not parallel or threads < 2 or best is None:
         return jits[chosen], choice, results
-    alone = compile_variant(case, best, parallel=False)
-    arrays, alone_s = _timed(alone, case)
-    results[f"{best}, one thread"] = arrays  # the key `VariantChoice.runs` names
-    if alone_s >= seconds[chosen]:
+    alone = f"{best}, one thread"  # the key `VariantChoice.runs` names
+    pair = {chosen: jits[chosen], alone: compile_variant(case, best, parallel=False)}
+    arrays, times = _race(pair, case)
+    results[alone] = arrays[alone]
+    if times[alone] >= times[chosen]:
         return jits[chosen], choice, results
-    remark = _one_thread_remark(case, threads, seconds[best], alone_s)
-    return alone, VariantChoice(best, seconds, _choice_remark(case, best, seconds), remark), results
+    remark = _one_thread_remark(case, threads, seconds[best], times[alone])
+    return pair[alone], VariantChoice(best, seconds, _choice_remark(case, best, seconds), remark), results
 
 
-def _timed(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], float]:
-    """The first call's arrays and the better of two timed calls after it (one call pages the
-    code in and starts libgomp's threads; one timing alone often picks the wrong variant on a
-    busy machine)."""
-    arrays, _ = run_jit(jit, case)
-    return arrays, min(run_jit(jit, case)[1] for _ in range(2))
+def _race(jits: Mapping[str, JitFunction], case: CpuCase, rounds: int = 3) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, float]]:  # fmt: skip
+    """Each function's arrays from a first, untimed call (it pages the code in and starts
+    libgomp's threads) and its best time over `rounds` rounds in which every function runs once,
+    in turn: a busy moment of a shared machine then slows all of them, not the one it fell on."""
+    arrays = {v: run_jit(jit, case)[0] for v, jit in jits.items()}
+    best = dict.fromkeys(jits, float("inf"))
+    for _ in range(rounds):
+        for v, jit in jits.items():
+            best[v] = min(best[v], run_jit(jit, case)[1])
+    return arrays, best
 
 
 _WHAT = {

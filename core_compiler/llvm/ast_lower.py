@@ -7,7 +7,9 @@ registers). Marks are dispatched the same way (the CPU's ``parallel``
 mark outlines its loop for libgomp); an unknown mark is transparent.
 
 Loops are emitted as header/body/latch with a phi for the iterator, in the index type; LLVM's
-loop passes rotate and vectorize them.
+loop passes rotate and vectorize them. The CPU AST build's `LoopFacts` become loop metadata
+(independent loops) and registers: a loop-invariant element is loaded into a stack slot before
+the loop (SSA after mem2reg), its accesses in the loop use the slot, and it is stored back after.
 """
 
 from __future__ import annotations
@@ -81,29 +83,32 @@ class AstLowering:
         it = node.for_get_iterator().id_get_id().get_name()
         cond = node.for_get_cond()
         init = self.expr(node.for_get_init(), scope)
-        first = lambda v: lower_cond(self.builder, cond, {**scope.ints, it: v}, self.ity)  # noqa: E731
+
+        def test(v: ir.Value) -> ir.Value:
+            return lower_cond(self.builder, cond, {**scope.ints, it: v}, self.ity)
+
         promote = self._promotable(node, scope)
         if not promote:
-            self._loop(node, it, init, first, scope)
+            self._loop(node, it, init, test, scope)
             return
-        with self.builder.if_then(first(init)):  # a loop without iterations touches nothing
+        with self.builder.if_then(test(init)):  # a loop without iterations touches nothing
             slots = {e: self._load_invariant(e, scope) for e in promote}
             promoted = {key: slot for e, (slot, _) in slots.items() for key in e.accesses}
-            self._loop(node, it, init, first, replace(scope, promoted={**scope.promoted, **promoted}))
+            reduction = any(e.written for e in promote)
+            self._loop(node, it, init, test, replace(scope, promoted={**scope.promoted, **promoted}), reduction)
             for e, (slot, address) in slots.items():
                 if e.written:
                     self.builder.store(self.builder.load(slot), address)
 
-    def _loop(self, node: isl.AstNode, it: str, init: ir.Value, cond: Callable[[ir.Value], ir.Value],
-              scope: Scope) -> None:  # fmt: skip
+    def _loop(self, node: isl.AstNode, it: str, init: ir.Value, test: Callable[[ir.Value], ir.Value],
+              scope: Scope, reduction: bool = False) -> None:  # fmt: skip
         latch, body = emit_loop(
             self.builder,
             init,
             self.expr(node.for_get_inc(), scope),
-            cond,
+            test,
             lambda v: self.lower(node.for_get_body(), scope.with_int(it, v)),
         )
-        reduction = any(k in scope.promoted for e in _facts(node).invariant if e.written for k in e.accesses)
         mark_loop(latch, body, _facts(node).independent, INTERLEAVE if reduction else 0)
 
     def _promotable(self, node: isl.AstNode, scope: Scope) -> list[InvariantElement]:

@@ -10,8 +10,9 @@ A ``for`` directly under a ``parallel`` mark (see `core_compiler/cpu.py`) is out
 ``<name>.omp<k>(ptr data)``, whose ``data`` is a struct of every value in scope; the function calls
 ``GOMP_parallel(outlined, &data, 0, 0)`` and each thread runs every n-th chunk of consecutive
 iterations (``omp_get_thread_num``/``omp_get_num_threads``; `CHUNKS_PER_THREAD` chunks each, which
-balances triangular loops), or every n-th iteration when the loop's bound is not a plain ``c <= e``. What isl made into something other than a ``for`` under the mark (a split
-loop, an ``if``) runs sequentially.
+balances triangular loops), or every n-th iteration when the loop's bound is not a plain
+``c <= e``. What isl made into something other than a ``for`` under the mark (a split loop, an
+``if``) runs sequentially.
 
 ``hx_call_<name>(ptr argv)`` calls the function with ``argv[k]`` pointing at argument k, the
 reference runner's convention, so one ctypes signature calls every kernel.

@@ -10,8 +10,8 @@ compared with gcc's (the ``check`` column). Times are the best of ``--repeat`` c
 hexplore's taken in turns.
 
 hexplore's code is the variant `cpu_llvm.choose_variant` picks on that many threads after timing
-each: T (tiled), U (the same schedule untiled), TJ/UJ (those with unroll-and-jam by 4) or S
-(the source order), with a 1 when its parallel loops run on one thread because that was faster;
+each: T (tiled), U (the same schedule untiled), B (the tilable schedule, tiled: bands before
+outer parallelism), TJ/UJ/BJ (those with unroll-and-jam by 4) or S (the source order), with a 1 when its parallel loops run on one thread because that was faster;
 the ``variant`` column shows the choice for 1 thread / all cores.
 
     python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]
@@ -139,7 +139,8 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
     return t_gcc, one[0], many[0]
 
 
-_SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "source order": "S"}
+_SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "tilable": "B", "tilable+jam": "BJ",
+          "source order": "S"}  # fmt: skip
 
 
 def _short(runs: str) -> str:

@@ -191,36 +191,41 @@ def _permute(points: isl.ScheduleNode, order: list[int]) -> isl.ScheduleNode:
 
 def _score(band: isl.ScheduleNode, member: int, scop: Scop) -> float:
     """+1 per access whose last subscript moves by ±1 along the member, -1 per access it strides
-    over (the member in an outer subscript); +0.5 when the member is parallel. Accesses of the
-    band's deepest statements count fully, the others (a ``t[i] = 0`` before the ``j`` loop, run
-    once per ``j`` loop) a hundredth: they execute far less often."""
+    over (the member moves an outer subscript); +0.5 when the member is parallel. Moving "along
+    the member" means the step in the statement's iterators that advances this member by one and
+    keeps the band's others fixed: ``j`` for ``(t, t + i, t + j)``'s last member, as for a plain
+    ``j``. Accesses of the band's deepest statements count fully, the others (a ``t[i] = 0``
+    before the ``j`` loop, run once per ``j`` loop) a hundredth: they execute far less often."""
     score = 0.5 if band.band_member_get_coincident(member) else 0.0
-    upa = band.band_get_partial_schedule().get_at(member)
-    maps: list[isl.Map] = []
-    isl.UnionMap.from_union_pw_aff(upa).foreach_map(maps.append)
+    maps = _maps(band.band_get_partial_schedule_union_map())
     deepest = max((m.dim(isl.dim_type.in_) for m in maps), default=0)
     for m in maps:
         stmt = scop.statement(m.get_tuple_name(isl.dim_type.in_))
-        it = _iterator_of(m, stmt.iterators)
-        if it is None:
+        step = _step(m.intersect_domain(stmt.domain), member)
+        if step is None:
             continue
         weight = 1.0 if m.dim(isl.dim_type.in_) == deepest else 0.01
         for a in (*stmt.reads, *stmt.writes):
-            idx = a.info.indices
-            if not idx:
+            moves = [sum(i.coeff(it) * d for it, d in zip(stmt.iterators, step, strict=True)) for i in a.info.indices]
+            if not moves:
                 continue
-            if abs(idx[-1].coeff(it)) == 1:
+            if abs(moves[-1]) == 1 and not any(moves[:-1]):
                 score += weight
-            elif any(i.coeff(it) for i in idx):
+            elif any(moves[:-1]):
                 score -= weight
     return score
 
 
-def _iterator_of(m: isl.Map, iterators: tuple[str, ...]) -> str | None:
-    """The iterator a one-member schedule map ``S[i, k, j] -> [(k)]`` equals, if any."""
-    for d, name in enumerate(iterators):
-        var = isl.Map.from_domain_and_range(m.domain(), isl.Set.universe(m.range().get_space()))
-        var = var.equate(isl.dim_type.in_, d, isl.dim_type.out, 0)
-        if var.is_equal(m):
-            return name
-    return None
+def _step(band_map: isl.Map, member: int) -> tuple[int, ...] | None:
+    """The change of a statement's iterators that advances band member `member` by one and keeps
+    the others: the deltas of ``S -> B -> B + e_member -> S``; None when there is no such single
+    constant step (the member is constant for the statement, or the band is not invertible)."""
+    names = [f"b{k}" for k in range(band_map.dim(isl.dim_type.out))]
+    moved = [f"{b} + 1" if k == member else b for k, b in enumerate(names)]
+    shift = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(moved)}] }}", context=band_map.get_ctx())
+    shift = shift.align_params(band_map.get_space())
+    moves = band_map.apply_range(shift).apply_range(band_map.reverse()).deltas()
+    if moves.is_empty() or not moves.is_singleton():
+        return None
+    point = moves.sample_point()
+    return tuple(point.get_coordinate_val(isl.dim_type.set, d).to_python() for d in range(moves.dim(isl.dim_type.set)))

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from core_compiler.runtime.cpu_llvm import VARIANTS
+from core_compiler.runtime.cpu_llvm import TILED, VARIANTS
 from core_compiler.runtime.run import cuda_unavailable
 from tests.conftest import KERNELS
 from tui.cli import main
@@ -110,4 +110,4 @@ def test_defines_size_the_arrays_of_the_run(capsys: pytest.CaptureFixture[str]) 
     report = json.loads(capsys.readouterr().out)
     assert report["match"] is True and report["params"] == {"n": 100}
     assert report["variant"] in VARIANTS
-    assert (report["note"] == "") == (report["variant"] in ("tiled", "tiled+jam"))
+    assert (report["note"] == "") == (report["variant"] in TILED)

@@ -16,12 +16,14 @@ split or has a single iteration), which generators then run sequentially.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import islpy as isl
 
 from core_compiler.invariant import LoopFacts, invariant_elements
 from core_compiler.scop.model import Scop
 
+_T: Any = isl.ast_node_type  # its members `for_`, `if_` are unknown to the stubs
 PARALLEL_MARK = "parallel"
 INDEPENDENT = "independent"  # the annotation of a ``for`` node that carries no dependence
 
@@ -43,7 +45,9 @@ class CpuProgram:
 def cpu_program(
     scop: Scop, schedule: isl.Schedule, options: CpuOptions = CpuOptions(), deps: isl.UnionMap | None = None
 ) -> CpuProgram:
-    """Tile, interchange and mark `schedule`; with `deps`, loops are annotated (`build_ast`)."""
+    """Tile, interchange and mark `schedule`; with `deps`, loops are annotated (`build_ast`).
+    Gets isl's whole operation budget; raises `isl.Error` when that does not suffice."""
+    scop.ctx.reset_operations()
     root = schedule.get_root()
     if root.n_children():
         root = _transform(root.child(0), options, inside_parallel=False, scop=scop).get_schedule().get_root()
@@ -55,31 +59,56 @@ def cpu_program(
 
 
 def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = None) -> isl.AstNode:
-    """The AST of `schedule`; given the SCoP's dependences, every ``for`` node is annotated with
-    `INDEPENDENT` when no dependence is carried by that loop (its iterations touch no element
-    another iteration writes), the fact a vectorizer otherwise has to check at run time, and
-    carries a `LoopFacts` with the loop's invariant elements (`core_compiler.invariant`)."""
+    """The AST of `schedule`; given the SCoP's dependences, every ``for`` node carries a
+    `LoopFacts` with the loop's invariant elements (`core_compiler.invariant`), and an innermost
+    one is annotated with `INDEPENDENT` when it carries no dependence (its iterations touch no
+    element another iteration writes), the fact a vectorizer otherwise has to check at run time.
+    (Outer loops are not tested: vectorizers take innermost loops, and on tiled, skewed
+    schedules the test costs seconds.) After a compute-out, the remaining loops get no facts."""
     build = isl.AstBuild.from_context(scop.context.params())
     if deps is None:
         return build.node_from_schedule(schedule)
     ctx = scop.ctx
+    gave_up = False
 
-    def before_for(b: isl.AstBuild) -> isl.Id:
-        try:  # no exception may cross isl's C callback (it corrupts the heap): assume carried
-            independent = _carries_nothing(b.get_schedule(), deps)
-        except Exception:
-            independent = False
+    def facts(node: isl.AstNode, b: isl.AstBuild) -> LoopFacts:
+        nonlocal gave_up
+        if gave_up:
+            return LoopFacts(False)
         try:
-            invariant = invariant_elements(b, scop)
-        except Exception:
-            invariant = ()
-        facts = LoopFacts(independent, invariant)
-        return isl.Id(INDEPENDENT if independent else "carries", user=facts, context=ctx)
+            independent = not contains(node.for_get_body(), _T.for_) and _carries_nothing(b.get_schedule(), deps)
+            return LoopFacts(independent, invariant_elements(b, scop))
+        except Exception:  # isl's compute-out, most likely
+            gave_up = True
+            ctx.reset_operations()  # else isl refuses even the annotation below
+            return LoopFacts(False)
 
-    build, keep = build.set_before_each_for(before_for)
+    def after_for(node: isl.AstNode, b: isl.AstBuild) -> isl.AstNode:
+        # no exception may cross isl's C callback (it corrupts the heap): `facts` raises none
+        loop = facts(node, b)
+        return node.set_annotation(isl.Id(INDEPENDENT if loop.independent else "carries", user=loop, context=ctx))
+
+    build, keep = build.set_after_each_for(after_for)
     ast = build.node_from_schedule(schedule)
     del keep
     return ast
+
+
+def contains(node: isl.AstNode, kind: isl.ast_node_type) -> bool:
+    """Whether the AST `node` is or holds a node of `kind` (a ``for``, a mark)."""
+    t = node.get_type()
+    if t == kind:
+        return True
+    if t == _T.block:
+        nodes = node.block_get_children()
+        return any(contains(nodes.get_at(k), kind) for k in range(nodes.n_ast_node()))
+    if t == _T.for_:
+        return contains(node.for_get_body(), kind)
+    if t == _T.mark:
+        return contains(node.mark_get_node(), kind)
+    if t == _T.if_:
+        return contains(node.if_get_then_node(), kind) or bool(node.if_has_else_node() and contains(node.if_get_else_node(), kind))
+    return False
 
 
 def _carries_nothing(schedule: isl.UnionMap, deps: isl.UnionMap) -> bool:
@@ -137,8 +166,24 @@ def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: boo
         node = node.parent() if inner else node
         if parallel:
             node = node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx()))
+        elif inner and options.parallel and not inside_parallel:
+            node = _wavefront(node)
         return node
     return _transform_children(node, options, inside_parallel, scop)
+
+
+def _wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Run the tiles of a band whose first loop is sequential in parallel wavefronts: the tile
+    loops ``(T0, T1, ...)`` become ``(T0 + T1, T1, ...)``, and ``T1`` runs in parallel (Pluto's
+    wavefront). Every dependence of a permutable band goes forward or stays in each tile loop,
+    so between two tiles with equal ``T0 + T1`` it goes nowhere: their ``T1`` differ only where
+    no dependence joins them. Returns the node at the same position."""
+    partial = tiles.band_get_partial_schedule()
+    skewed = partial.set_at(0, partial.get_at(0).add(partial.get_at(1)))
+    node = tiles.delete().insert_partial_schedule(skewed).band_set_permutable(1)
+    node = node.band_split(1).child(0).band_member_set_coincident(0, 1)
+    node = node.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)  # one loop, not pieces
+    return node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx())).parent()
 
 
 def _jam(band: isl.ScheduleNode, factor: int) -> isl.ScheduleNode:
@@ -198,10 +243,12 @@ def _score(band: isl.ScheduleNode, member: int, scop: Scop) -> float:
     before the ``j`` loop, run once per ``j`` loop) a hundredth: they execute far less often."""
     score = 0.5 if band.band_member_get_coincident(member) else 0.0
     maps = _maps(band.band_get_partial_schedule_union_map())
+    outer = {p.get_tuple_name(isl.dim_type.in_): p for p in _maps(band.get_prefix_schedule_union_map())}
     deepest = max((m.dim(isl.dim_type.in_) for m in maps), default=0)
     for m in maps:
         stmt = scop.statement(m.get_tuple_name(isl.dim_type.in_))
-        step = _step(m.intersect_domain(stmt.domain), member)
+        prefix = outer[stmt.name]
+        step = _step(prefix.flat_range_product(m).intersect_domain(stmt.domain), prefix.dim(isl.dim_type.out) + member)
         if step is None:
             continue
         weight = 1.0 if m.dim(isl.dim_type.in_) == deepest else 0.01
@@ -216,15 +263,16 @@ def _score(band: isl.ScheduleNode, member: int, scop: Scop) -> float:
     return score
 
 
-def _step(band_map: isl.Map, member: int) -> tuple[int, ...] | None:
-    """The change of a statement's iterators that advances band member `member` by one and keeps
-    the others: the deltas of ``S -> B -> B + e_member -> S``; None when there is no such single
-    constant step (the member is constant for the statement, or the band is not invertible)."""
-    names = [f"b{k}" for k in range(band_map.dim(isl.dim_type.out))]
+def _step(schedule: isl.Map, member: int) -> tuple[int, ...] | None:
+    """The change of a statement's iterators that advances schedule dimension `member` by one and
+    keeps the others (the outer loops' and the band's): the deltas of ``S -> B -> B + e -> S``;
+    None when there is no such single constant step (the member is constant for the statement,
+    or the schedule does not determine the iterators)."""
+    names = [f"b{k}" for k in range(schedule.dim(isl.dim_type.out))]
     moved = [f"{b} + 1" if k == member else b for k, b in enumerate(names)]
-    shift = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(moved)}] }}", context=band_map.get_ctx())
-    shift = shift.align_params(band_map.get_space())
-    moves = band_map.apply_range(shift).apply_range(band_map.reverse()).deltas()
+    shift = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(moved)}] }}", context=schedule.get_ctx())
+    shift = shift.align_params(schedule.get_space())
+    moves = schedule.apply_range(shift).apply_range(schedule.reverse()).deltas()
     if moves.is_empty() or not moves.is_singleton():
         return None
     point = moves.sample_point()

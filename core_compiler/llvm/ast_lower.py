@@ -22,6 +22,7 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.ast_print import call_parts
+from core_compiler.cpu import contains
 from core_compiler.invariant import InvariantElement, LoopFacts
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
@@ -116,7 +117,7 @@ class AstLowering:
         already keeps, nor arrays already local; none when a parallel region inside would
         read memory behind the register's back."""
         elements = _facts(node).invariant
-        if not elements or _has_mark(node.for_get_body()):
+        if not elements or contains(node.for_get_body(), _T.mark):
             return []
         return [
             e for e in elements
@@ -161,19 +162,6 @@ def _facts(node: isl.AstNode) -> LoopFacts:
 
 
 _NOTHING_KNOWN = LoopFacts(independent=False)
-
-
-def _has_mark(node: isl.AstNode) -> bool:
-    kind = node.get_type()
-    if kind == _T.mark:
-        return True
-    if kind == _T.block:
-        return any(_has_mark(c) for c in children(node))
-    if kind == _T.for_:
-        return _has_mark(node.for_get_body())
-    if kind == _T.if_:
-        return _has_mark(node.if_get_then_node()) or (node.if_has_else_node() and _has_mark(node.if_get_else_node()))
-    return False
 
 
 def _ids(e: isl.AstExpr) -> set[str]:

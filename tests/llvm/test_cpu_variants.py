@@ -1,13 +1,15 @@
 """The CPU code hexplore runs: loops isl proves independent reach LLVM as such, and the variant
 that runs is the fastest of three, each checked against gcc.
 
-- `build_ast` annotates a ``for`` as independent exactly when no dependence is carried by it
-  (source-order gemm: the ``i`` and ``j`` loops are, the ``k`` loop is not; lu: the ``k`` loop
-  carries, the innermost ``j`` update loop does not; seidel: every loop carries).
+- `build_ast` annotates an innermost ``for`` as independent exactly when no dependence is carried
+  by it (source-order gemm: the ``j`` loops; lu: the ``k`` loop carries, the innermost ``j``
+  update loop does not; seidel: every loop carries); a compute-out leaves loops without facts.
 - Independent loops get ``llvm.loop.parallel_accesses`` with every access of their body in the
   access group, and lu's update loop vectorizes without run-time overlap checks.
-- `choose_variant` keeps the fastest of the tiled, untiled and source-order code and says why when
-  it is not the tiled one; `check_llvm_cpu` compares all three with gcc's build.
+- `choose_variant` keeps the fastest of the tiled, untiled, tilable and source-order code and says
+  why when it is not tiled; `check_llvm_cpu` compares all of them with gcc's build.
+- The tilable schedule of trisolv tiles ``j`` and ``i`` together and runs the tiles in parallel
+  wavefronts; fdtd's time-skewed band keeps ``j`` (stride 1) innermost.
 """
 
 from __future__ import annotations
@@ -17,16 +19,19 @@ from typing import Any
 import islpy as isl
 import pytest
 
-from core_compiler.cpu import INDEPENDENT, CpuOptions, cpu_program
+from core_compiler import cpu
+from core_compiler.cpu import INDEPENDENT, CpuOptions, _point_order, _score, build_ast, cpu_program
 from core_compiler.llvm.cpu import lower_cpu, original_ast
 from core_compiler.llvm.jit import jit_compile
 from core_compiler.runtime.cpu_llvm import (
+    TILABLE,
     TILED,
     VARIANTS,
     CpuCase,
     case_variants,
     check_llvm_cpu,
     choose_variant,
+    compile_variant,
     prepare,
 )
 from core_compiler.schedule import compute_schedule
@@ -156,3 +161,47 @@ def test_an_accumulation_add_is_not_contracted_but_its_product_may_be() -> None:
     adds = [line for line in module.ir.splitlines() if " fadd " in line]
     assert adds and all("contract" not in line for line in adds), adds  # C[i][j] += ...: the chain
     assert any("fmul contract" in line for line in module.ir.splitlines())
+
+
+TRISOLV = ("trisolv.c", "kernel_trisolv", {"n": 70}, {"n": "N"})
+
+
+def test_trisolv_tilable_tiles_run_in_parallel_wavefronts() -> None:
+    case = _case(*TRISOLV)
+    scop = case.analysis.scop
+    program = cpu_program(scop, compute_schedule(scop, case.analysis.deps, TILABLE), CpuOptions())
+    code = program.ast.to_C_str()
+    assert "// parallel" in code and "c0 += 32" in code, code  # the wavefront loop, then the parallel tiles
+    assert compile_variant(case, "tilable").module.parallel_loops == 1
+    result = check_llvm_cpu(str(KERNELS / TRISOLV[0]), TRISOLV[1], {"n": 70}, TRISOLV[3], threads=2)
+    assert "tilable" in result.variants and result.ok, result.report()
+
+
+def test_a_skewed_band_keeps_the_stride_one_loop_innermost() -> None:
+    """fdtd's tilable band is ``(t, t + i, t + j)``: a step of its last member moves ``j`` alone."""
+    case = _case("fdtd_2d.c", "kernel_fdtd_2d", {"tmax": 4, "nx": 20, "ny": 24}, {"tmax": "TMAX", "nx": "NX", "ny": "NY"})
+    scop = case.analysis.scop
+    band = compute_schedule(scop, case.analysis.deps, TILABLE).get_root().child(0)
+    assert band.band_n_member() == 3
+    assert _point_order(band, scop) == [0, 1, 2]
+    assert _score(band, 2, scop) > 0 > _score(band, 1, scop)
+
+
+def test_a_compute_out_while_annotating_leaves_loops_without_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """isl gives up in the first loop's independence test (the budget runs out in it, as on a
+    huge skewed nest): the build goes on, and no loop claims a fact nobody proved."""
+    case = _case(*LU)
+    scop, deps = case.analysis.scop, case.analysis.deps.union()
+    test = cpu._carries_nothing
+
+    def out_of_budget(schedule: isl.UnionMap, deps: isl.UnionMap) -> bool:
+        limit = scop.ctx.get_max_operations()
+        scop.ctx.set_max_operations(1)
+        try:
+            return test(schedule, deps)
+        finally:
+            scop.ctx.set_max_operations(limit)  # exhausted: isl refuses every allocation now
+
+    monkeypatch.setattr(cpu, "_carries_nothing", out_of_budget)
+    loops = _loops(build_ast(scop, compute_schedule(scop, case.analysis.deps), deps))
+    assert loops and not any(independent for _, _, independent in loops)

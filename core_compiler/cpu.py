@@ -5,8 +5,9 @@ tile the member with stride-1 accesses runs innermost (untiled, the band is inte
 way); with ``jam``, the second-innermost member is then unrolled-and-jammed. A band with one member
 is left as it is. The outermost band of each subtree whose first member is coincident gets a
 ``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
-``parallel for`` in C, ``GOMP_parallel`` in LLVM IR). Inner parallel loops are not marked: one level
-of threads is what OpenMP runs well.
+``parallel for`` in C, ``GOMP_parallel`` in LLVM IR); a tiled band whose first member is not
+runs its tiles in wavefronts instead, the second tile loop parallel. Inner parallel loops are not
+marked: one level of threads is what OpenMP runs well.
 
 The AST is generated from the marked tree: a ``parallel`` mark node's child is the loop (a ``for``
 node) of that band's first member, or what isl made of it (an ``if``/block when the loop was

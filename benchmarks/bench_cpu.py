@@ -11,7 +11,9 @@ hexplore's taken in turns.
 
 hexplore's code is the variant `cpu_llvm.choose_variant` picks on that many threads after timing
 each: T (tiled), U (the same schedule untiled), B (the tilable schedule, tiled: bands before
-outer parallelism), TJ/UJ/BJ (those with unroll-and-jam by 4) or S (the source order), with a 1 when its parallel loops run on one thread because that was faster;
+outer parallelism), TJ/UJ/BJ (those with unroll-and-jam by 4), TR/UR (T and U with 4x4 register
+tiles, whole strips unguarded) or S (the source order), with a 1 when its parallel loops run on
+one thread because that was faster;
 the ``variant`` column shows the choice for 1 thread / all cores.
 
     python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]
@@ -128,19 +130,18 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
         one.append(_timed_run(one_jit, case, 1))
         many.append(_timed_run(many_jit, case, cores))
     ok = all(compare_arrays(dict(expected.arrays), r[1]).ok for r in (one[0], many[0]))
-    t_gcc = min(gcc)
-    one, many = (min(t for t, _ in one), one[0][1]), (min(t for t, _ in many), many[0][1])
+    t_gcc, t_one, t_many = min(gcc), min(t for t, _ in one), min(t for t, _ in many)
     t_polly = _polly(path, case, repeat) if polly else None
     size = ",".join(f"{n}={v}" for n, v in sizes.items())
     polly_text = f"{t_polly:>8.3f}s" if t_polly is not None else f"{'n/a':>9}"
     variants = f"{_short(one_variant)}/{_short(many_variant)}"
-    print(f"{k['file'].removesuffix('.c'):16}{size:28}{t_gcc:>8.3f}s{one[0]:>8.3f}s{many[0]:>8.3f}s"
-          f"{t_gcc / one[0]:>6.2f}x{t_gcc / many[0]:>6.2f}x{polly_text}  {variants:7}{'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
-    return t_gcc, one[0], many[0]
+    print(f"{k['file'].removesuffix('.c'):16}{size:28}{t_gcc:>8.3f}s{t_one:>8.3f}s{t_many:>8.3f}s"
+          f"{t_gcc / t_one:>6.2f}x{t_gcc / t_many:>6.2f}x{polly_text}  {variants:7}{'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
+    return t_gcc, t_one, t_many
 
 
-_SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "tilable": "B", "tilable+jam": "BJ",
-          "source order": "S"}  # fmt: skip
+_SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "tiled+jam2": "TR",
+          "untiled+jam2": "UR", "tilable": "B", "tilable+jam": "BJ", "source order": "S"}  # fmt: skip
 
 
 def _short(runs: str) -> str:

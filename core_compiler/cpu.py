@@ -16,7 +16,7 @@ split or has a single iteration), which generators then run sequentially.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import islpy as isl
@@ -33,7 +33,9 @@ INDEPENDENT = "independent"  # the annotation of a ``for`` node that carries no 
 class CpuOptions:
     tile_size: int = 32  # 0 or 1: no tiling
     parallel: bool = True  # mark parallel loops
-    jam: int = 0  # > 1: unroll-and-jam the second-innermost loop of each tile (band) by this much
+    jam: int = 0  # > 1: unroll-and-jam the loop(s) around the innermost one of each tile (band) by this much
+    jam_loops: int = 1  # how many loops around the innermost are jammed: 2 makes jam x jam register tiles
+    isolate: bool = False  # jammed strips that are whole run apart from the rest, without guards
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +49,17 @@ def cpu_program(
     scop: Scop, schedule: isl.Schedule, options: CpuOptions = CpuOptions(), deps: isl.UnionMap | None = None
 ) -> CpuProgram:
     """Tile, interchange and mark `schedule`; with `deps`, loops are annotated (`build_ast`).
-    Gets isl's whole operation budget; raises `isl.Error` when that does not suffice."""
+    Gets isl's whole operation budget; raises `isl.Error` when that does not suffice, also
+    after trying again without `isolate` (separating whole strips costs the most)."""
+    try:
+        return _program(scop, schedule, options, deps)
+    except isl.Error:
+        if not options.isolate:
+            raise
+    return _program(scop, schedule, replace(options, isolate=False), deps)
+
+
+def _program(scop: Scop, schedule: isl.Schedule, options: CpuOptions, deps: isl.UnionMap | None) -> CpuProgram:
     scop.ctx.reset_operations()
     root = schedule.get_root()
     if root.n_children():
@@ -147,30 +159,44 @@ def _union(maps: list[isl.Map], like: isl.UnionMap) -> isl.UnionMap:
 def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: bool, scop: Scop) -> isl.ScheduleNode:
     """Tile (or, untiled, interchange) and mark the subtree at `node`; returns the node at the same
     position."""
-    if node.get_type() == isl.schedule_node_type.band and node.band_n_member() > 0:
-        n = node.band_n_member()
-        permutable = n >= 2 and bool(node.band_get_permutable())
-        order = _point_order(node, scop) if permutable else list(range(n))
-        if permutable and options.tile_size > 1:
-            sizes = isl.MultiVal.zero(node.band_get_space())
-            for k in range(n):
-                sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
-            points = _permute(node.band_tile(sizes).child(0), order)  # tile band, point band
-            inner, node = True, points.parent()
-        else:
-            node = _permute(node, order)
-            inner = False
-        parallel = options.parallel and not inside_parallel and bool(node.band_member_get_coincident(0))
-        node = _transform_children(node.child(0) if inner else node, options, inner or inside_parallel or parallel, scop)
-        if permutable and options.jam > 1:
-            node = _jam(node, options.jam)
-        node = node.parent() if inner else node
-        if parallel:
-            node = node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx()))
-        elif inner and options.parallel and not inside_parallel:
-            node = _wavefront(node)
-        return node
-    return _transform_children(node, options, inside_parallel, scop)
+    if node.get_type() != isl.schedule_node_type.band or node.band_n_member() == 0:
+        return _transform_children(node, options, inside_parallel, scop)
+    n = node.band_n_member()
+    permutable = n >= 2 and bool(node.band_get_permutable())
+    order = _point_order(node, scop) if permutable else list(range(n))
+    threads = options.parallel and not inside_parallel  # this band's loops may start the threads
+    if permutable and options.tile_size > 1:
+        sizes = isl.MultiVal.zero(node.band_get_space())
+        for k in range(n):
+            sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
+        node = node.band_tile(sizes)  # tile band, point band
+        parallel = threads and bool(node.band_member_get_coincident(0))
+        depth = 1
+        if threads and not parallel:
+            node, depth = _wavefront(node), 3  # tile band, mark, tile band, point band
+        points = _permute(_descend(node, depth), order)
+        inside = True
+    else:
+        points, depth = _permute(node, order), 0
+        parallel = threads and bool(points.band_member_get_coincident(0))
+        inside = inside_parallel or parallel
+    points = _transform_children(points, options, inside, scop)
+    if permutable and options.jam > 1:
+        points = _jam(points, options)
+    node = _ascend(points, depth)
+    return node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx())) if parallel else node
+
+
+def _descend(node: isl.ScheduleNode, depth: int) -> isl.ScheduleNode:
+    for _ in range(depth):
+        node = node.child(0)
+    return node
+
+
+def _ascend(node: isl.ScheduleNode, depth: int) -> isl.ScheduleNode:
+    for _ in range(depth):
+        node = node.parent()
+    return node
 
 
 def _wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -187,16 +213,47 @@ def _wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
     return node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx())).parent()
 
 
-def _jam(band: isl.ScheduleNode, factor: int) -> isl.ScheduleNode:
-    """Unroll-and-jam: strip-mine the band's second-innermost member by `factor` and unroll the
-    strip inside the innermost loop (legal: the band is permutable), so ``factor`` rows share each
-    load of the innermost loop and keep ``factor`` independent sums — register tiling."""
+def _jam(band: isl.ScheduleNode, options: CpuOptions) -> isl.ScheduleNode:
+    """Unroll-and-jam: strip-mine the band's `jam_loops` members around the innermost by `jam` and
+    unroll the strips inside the innermost loop (legal: the band is permutable), so the jammed
+    rows share each load of the innermost loop and keep independent sums — register tiling (a
+    4x4 tile of gemm's ``C`` in 16 vector registers, each ``B`` load used 4 times)."""
     n = band.band_n_member()
+    jammed = range(max(n - 1 - options.jam_loops, 0), n - 1)
+    factors = [options.jam if k in jammed else 1 for k in range(n)]
     sizes = isl.MultiVal.zero(band.band_get_space())
-    for k in range(n):
-        sizes = sizes.set_val(k, isl.Val.int_from_si(band.get_ctx(), factor if k == n - 2 else 1))
-    strip = band.band_tile(sizes).child(0)
-    return strip.band_member_set_ast_loop_type(n - 2, isl.ast_loop_type.unroll).parent()
+    for k, f in enumerate(factors):
+        sizes = sizes.set_val(k, isl.Val.int_from_si(band.get_ctx(), f))
+    strips = band.band_tile(sizes)
+    if options.isolate:
+        strips = _isolate_full(strips, factors)
+    unrolled = strips.child(0)
+    for k in jammed:
+        unrolled = unrolled.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
+    return unrolled.parent()
+
+
+def _isolate_full(strips: isl.ScheduleNode, factors: list[int]) -> isl.ScheduleNode:
+    """Have isl generate the strips whose every unrolled instance exists apart from the others, so
+    that their unrolled copies run unguarded (Polly's full/partial tile separation): a strip is
+    full when each point of its box of `factors` below is in the schedule's range."""
+    n = len(factors)
+    leaf = strips.child(0).child(0)
+    points = isl.Set.from_union_set(leaf.get_prefix_schedule_union_map().intersect_domain(leaf.get_domain()).range())
+    outer = points.dim(isl.dim_type.set) - 2 * n  # outer loops, strip loops, unrolled offsets
+    heads = points.project_out(isl.dim_type.set, outer + n, n)
+    box = heads.add_dims(isl.dim_type.set, n)
+    ctx = box.get_ctx()
+    for k, f in enumerate(factors):
+        d = outer + n + k
+        box = box.lower_bound_val(isl.dim_type.set, d, isl.Val.zero(ctx))
+        box = box.upper_bound_val(isl.dim_type.set, d, isl.Val.int_from_si(ctx, f - 1))
+    partial = box.subtract(points).project_out(isl.dim_type.set, outer + n, n)
+    full = heads.subtract(partial)
+    if full.is_empty():
+        return strips
+    isolate = isl.Map.from_domain(full).move_dims(isl.dim_type.out, 0, isl.dim_type.in_, outer, n).wrap()
+    return strips.band_set_ast_build_options(isl.UnionSet.from_set(isolate.set_tuple_name("isolate")))
 
 
 def _transform_children(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: bool, scop: Scop) -> isl.ScheduleNode:

@@ -9,8 +9,9 @@ it; those are evaluated here and handed to the generated code as initial values 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import islpy as isl
 import numpy as np
 
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
@@ -109,8 +110,10 @@ def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOp
 
 # ------------------------------------------------------------------------- choosing a variant
 
-VARIANTS = ("tiled", "untiled", "tiled+jam", "untiled+jam", "tilable", "tilable+jam", "source order")
-TILED = ("tiled", "tiled+jam", "tilable", "tilable+jam")
+VARIANTS = (
+    "tiled", "untiled", "tiled+jam", "untiled+jam", "tiled+jam2", "untiled+jam2", "tilable", "tilable+jam", "source order",
+)  # fmt: skip
+TILED = ("tiled", "tiled+jam", "tiled+jam2", "tilable", "tilable+jam")
 # "tilable": the schedule isl finds when it makes bands permutable before it looks for outer
 # parallel loops (Pluto's order): stencils skewed across time, trisolv's ``j`` and ``i`` in one band.
 TILABLE = ScheduleOptions(outer_coincidence=False)
@@ -148,8 +151,12 @@ def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFu
         return compile_original(case)
     schedule = TILABLE if variant.startswith("tilable") else None
     tile = 0 if variant.startswith("untiled") else CpuOptions.tile_size
-    jam = 4 if variant.endswith("+jam") else 0
-    return compile_optimized(case, parallel, schedule, CpuOptions(tile_size=tile, parallel=parallel, jam=jam))
+    options = CpuOptions(tile_size=tile, parallel=parallel)
+    if variant.endswith("+jam"):
+        options = replace(options, jam=4)
+    elif variant.endswith("+jam2"):  # 4x4 register tiles (4 on a band of two loops), whole strips unguarded
+        options = replace(options, jam=4, jam_loops=2, isolate=True)
+    return compile_optimized(case, parallel, schedule, options)
 
 
 def choose_variant(
@@ -157,14 +164,15 @@ def choose_variant(
 ) -> tuple[JitFunction, VariantChoice, dict[str, dict[str, np.ndarray]]]:
     """Time the `VARIANTS` — the tiled schedule and the same schedule untiled, the tiled tilable
     schedule where it differs, each also with its second-innermost loops unrolled-and-jammed by
-    4, and the source order — on this machine (with the current OpenMP threads) and keep the
-    fastest: tiling a memory-bound matrix-vector product or a stencil can lose to the loops as
-    written, and then hexplore runs those, saying so.
+    4, the first two also with 4x4 register tiles, and the source order — on this machine (with
+    the current OpenMP threads) and keep the fastest: tiling a memory-bound matrix-vector product
+    or a stencil can lose to the loops as written, and then hexplore runs those, saying so. A
+    variant isl cannot build within its operation limit is left out.
     On several threads, the fastest variant with parallel loops is also timed on one thread,
     which wins when parallel loops nested in sequential ones start the threads more often than
     they gain (doitgen's ``p`` loop inside ``r`` and ``q``).
     Also returns each variant's arrays, for checking them all."""
-    jits = {v: compile_variant(case, v, parallel) for v in case_variants(case)}
+    jits = _compile_all(case, parallel)
     results, seconds = _race(jits, case)
     chosen = min(jits, key=lambda v: seconds[v])
     choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds))
@@ -182,6 +190,18 @@ def choose_variant(
     return pair[alone], VariantChoice(best, seconds, _choice_remark(case, best, seconds), remark), results
 
 
+def _compile_all(case: CpuCase, parallel: bool) -> dict[str, JitFunction]:
+    """The variants that isl can build within its operation limit (a skewed stencil's register
+    tiles may not be)."""
+    jits = {}
+    for v in case_variants(case):
+        try:
+            jits[v] = compile_variant(case, v, parallel)
+        except isl.Error:
+            case.analysis.scop.ctx.reset_operations()
+    return jits
+
+
 def _race(jits: Mapping[str, JitFunction], case: CpuCase, rounds: int = 3) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, float]]:  # fmt: skip
     """Each function's arrays from a first, untimed call (it pages the code in and starts
     libgomp's threads) and its best time over `rounds` rounds in which every function runs once,
@@ -197,6 +217,7 @@ def _race(jits: Mapping[str, JitFunction], case: CpuCase, rounds: int = 3) -> tu
 _WHAT = {
     "untiled": "its loop order without tiles",
     "untiled+jam": "its loop order without tiles, with unroll-and-jam",
+    "untiled+jam2": "its loop order without tiles, with register tiles",
     "source order": "the loops as written",
 }
 

@@ -8,21 +8,32 @@ that runs is the fastest of three, each checked against gcc.
   access group, and lu's update loop vectorizes without run-time overlap checks.
 - `choose_variant` keeps the fastest of the tiled, untiled, tilable and source-order code and says
   why when it is not tiled; `check_llvm_cpu` compares all of them with gcc's build.
+- Register tiles (4x4 unroll-and-jam) run their whole strips without tests; when isolating them
+  computes out, they are built without; a variant isl cannot build at all is left out.
 - The tilable schedule of trisolv tiles ``j`` and ``i`` together and runs the tiles in parallel
   wavefronts; fdtd's time-skewed band keeps ``j`` (stride 1) innermost.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import islpy as isl
 import pytest
 
 from core_compiler import cpu
-from core_compiler.cpu import INDEPENDENT, CpuOptions, _point_order, _score, build_ast, cpu_program
+from core_compiler.cpu import (
+    INDEPENDENT,
+    CpuOptions,
+    _point_order,
+    _score,
+    build_ast,
+    cpu_program,
+)
 from core_compiler.llvm.cpu import lower_cpu, original_ast
 from core_compiler.llvm.jit import jit_compile
+from core_compiler.runtime import cpu_llvm
 from core_compiler.runtime.cpu_llvm import (
     TILABLE,
     TILED,
@@ -152,6 +163,76 @@ def test_unroll_and_jam_strips_the_second_innermost_loop_by_four() -> None:
     assert "c1 += 4" in text, text  # k strip-mined by 4 ...
     copies = text.count("S1(")  # ... and unrolled: four copies inside the j loop (a strip may be peeled)
     assert copies >= 4 and copies % 4 == 0, text
+
+
+def _innermost_bodies(node: isl.AstNode) -> list[isl.AstNode]:
+    """The bodies of the innermost ``for`` loops under `node`."""
+    kind = node.get_type()
+    if kind == _T.for_:
+        body = node.for_get_body()
+        return _innermost_bodies(body) or [body]
+    if kind == _T.block:
+        lst = node.block_get_children()
+        return [b for k in range(lst.n_ast_node()) for b in _innermost_bodies(lst.get_at(k))]
+    if kind == _T.if_:
+        other = _innermost_bodies(node.if_get_else_node()) if node.if_has_else_node() else []
+        return _innermost_bodies(node.if_get_then_node()) + other
+    if kind == _T.mark:
+        return _innermost_bodies(node.mark_get_node())
+    return []
+
+
+REGISTER_TILES = CpuOptions(tile_size=0, jam=4, jam_loops=2, isolate=True)
+
+
+def _unguarded(body: isl.AstNode, statement: str) -> int:
+    """How many calls of `statement` the loop body `body` makes outside any ``if``."""
+    if body.get_type() == _T.user:
+        return int(body.to_C_str().startswith(statement + "("))
+    if body.get_type() != _T.block:
+        return 0
+    nodes = body.block_get_children()
+    return sum(_unguarded(nodes.get_at(k), statement) for k in range(nodes.n_ast_node()))
+
+
+def test_register_tiles_of_whole_strips_run_unguarded() -> None:
+    """gemm's ``i`` and ``k`` are jammed by 4 around ``j``: 16 updates of ``C`` per ``j``, and in
+    the strips that are whole (here all but the last ``k`` strip: nk = 30) none is tested (the
+    ``C[i][j] *= beta`` at ``k = 0`` is)."""
+    case = _case(*GEMM)
+    scop = case.analysis.scop
+    schedule = compute_schedule(scop, case.analysis.deps)
+    bodies = _innermost_bodies(cpu_program(scop, schedule, REGISTER_TILES).ast)
+    assert any(_unguarded(b, "S1") == 16 for b in bodies), "\n".join(b.to_C_str() for b in bodies)
+    guarded = _innermost_bodies(cpu_program(scop, schedule, replace(REGISTER_TILES, isolate=False)).ast)
+    assert max(_unguarded(b, "S1") for b in guarded) < 16  # without isolation the copies are tested
+
+
+def test_isolation_that_costs_too_much_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    case = _case(*GEMM)
+    scop = case.analysis.scop
+
+    def compute_out(*args: object) -> isl.ScheduleNode:
+        raise isl.Error("maximal number of operations exceeded")
+
+    monkeypatch.setattr(cpu, "_isolate_full", compute_out)
+    ast = cpu_program(scop, compute_schedule(scop, case.analysis.deps), REGISTER_TILES).ast
+    assert "S1(" in ast.to_C_str() and max(_unguarded(b, "S1") for b in _innermost_bodies(ast)) < 16
+
+
+def test_a_variant_isl_cannot_build_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    case = _case(*GEMM)
+    build = cpu_llvm.compile_variant
+
+    def failing(case: CpuCase, variant: str, parallel: bool = True) -> Any:
+        if variant == "tiled+jam2":
+            raise isl.Error("maximal number of operations exceeded")
+        return build(case, variant, parallel)
+
+    monkeypatch.setattr(cpu_llvm, "compile_variant", failing)
+    _, choice, results = choose_variant(case, parallel=False)
+    assert "tiled+jam2" not in choice.seconds and set(choice.seconds) == set(case_variants(case)) - {"tiled+jam2"}
+    assert set(results) == set(choice.seconds)
 
 
 def test_an_accumulation_add_is_not_contracted_but_its_product_may_be() -> None:

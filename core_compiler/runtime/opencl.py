@@ -216,15 +216,16 @@ def _host_copy(a: np.ndarray) -> np.ndarray:
     return flat
 
 
-_KERNELS: dict[tuple[int, str], cl.Kernel] = {}
 
 
 def _kernel(program: cl.Program, name: str) -> cl.Kernel:
-    """One kernel object per program and name (pyopencl warns when they are re-created)."""
-    key = (id(program), name)
-    if key not in _KERNELS:
-        _KERNELS[key] = cl.Kernel(program, name)
-    return _KERNELS[key]
+    """One kernel object per program and name (pyopencl warns when they are re-created), kept on
+    the program: a table keyed by ``id(program)`` would hand a new program that reuses the id of
+    a collected one the old program's kernel, with the wrong arguments."""
+    kernels: dict[str, cl.Kernel] = program.__dict__.setdefault("_hx_kernels", {})
+    if name not in kernels:
+        kernels[name] = cl.Kernel(program, name)
+    return kernels[name]
 
 
 def _enqueue(

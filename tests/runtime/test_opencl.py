@@ -115,3 +115,22 @@ def test_errors_are_clear() -> None:
         run_opencl(src, [Launch("nope", (10,), None, (BufferArg("x"),))], arrays)
     with pytest.raises(OpenCLError, match="does not build"):
         run_opencl("__kernel void k(__global double *x) { x[0] = undeclared; }", [], arrays)
+
+
+def test_a_kernel_belongs_to_its_program_when_programs_come_and_go() -> None:
+    """Programs are built and collected in turn (the build cache evicts them); each new program
+    may reuse the address of a collected one, and its kernel must still be its own."""
+    import gc
+
+    import pyopencl as cl
+
+    from core_compiler.runtime.opencl import _context, _kernel
+
+    ctx = _context()[0]
+    for k in range(12):
+        n = 1 + k % 3
+        params = ", ".join(f"__global double *a{j}" for j in range(n))
+        program = cl.Program(ctx, f"__kernel void kernel0({params}) {{ }}").build()
+        assert _kernel(program, "kernel0").num_args == n
+        del program
+        gc.collect()

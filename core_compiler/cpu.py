@@ -2,8 +2,9 @@
 
 Every permutable band with at least two members is tiled (``tile_size`` per member), and inside a
 tile the member with stride-1 accesses runs innermost (untiled, the band is interchanged the same
-way); with ``jam``, the second-innermost member is then unrolled-and-jammed. A band with one member
-is left as it is. The outermost band of each subtree whose first member is coincident gets a
+way); with ``jam``, the member around the innermost (or, with ``jam_loops=2``, the two: register
+tiles) is then unrolled-and-jammed, and with ``isolate`` the strips that are whole are generated
+apart from the rest, so that their copies need no tests. A band with one member is left as it is. The outermost band of each subtree whose first member is coincident gets a
 ``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
 ``parallel for`` in C, ``GOMP_parallel`` in LLVM IR); a tiled band whose first member is not
 runs its tiles in wavefronts instead, the second tile loop parallel. Inner parallel loops are not

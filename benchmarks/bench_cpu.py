@@ -12,9 +12,13 @@ hexplore's taken in turns.
 hexplore's code is the variant `cpu_llvm.choose_variant` picks on that many threads after timing
 each: T (tiled), U (the same schedule untiled), B (the tilable schedule, tiled: bands before
 outer parallelism), TJ/UJ/BJ (those with unroll-and-jam by 4), TR/UR (T and U with 4x4 register
-tiles, whole strips unguarded) or S (the source order), with a 1 when its parallel loops run on
+tiles, whole strips unguarded), D/DJ (the statements distributed over separate nests, untiled,
+without and with unroll-and-jam) or S (the source order), with a 1 when its parallel loops run on
 one thread because that was faster;
-the ``variant`` column shows the choice for 1 thread / all cores.
+the ``variant`` column shows the choice for 1 thread / all cores. The ``2T/1T`` column (for 2
+cores) is the one-thread time over the all-core time; the last line gives its geometric mean over
+the kernels whose all-core code runs parallel loops, and the first line the memory bandwidth
+(STREAM's triad, hexplore's code) on one and on all cores: the ceiling of the memory-bound kernels.
 
     python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]
 """
@@ -37,7 +41,13 @@ import numpy as np  # noqa: E402
 
 from core_compiler.llvm.jit import JitFunction, set_threads  # noqa: E402
 from core_compiler.runtime.compare import compare_arrays  # noqa: E402
-from core_compiler.runtime.cpu_llvm import CpuCase, choose_variant, prepare, run_jit  # noqa: E402
+from core_compiler.runtime.cpu_llvm import (  # noqa: E402
+    CpuCase,
+    choose_variant,
+    compile_variant,
+    prepare,
+    run_jit,
+)
 from core_compiler.runtime.reference import BuildOptions, run_reference  # noqa: E402
 
 KERNELS = ROOT / "tests" / "kernels"
@@ -91,20 +101,29 @@ def main() -> None:
     repeat = 1 if args.quick else args.repeat
     print(f"\nCPU: gcc -O3 -march=native vs hexplore (LLVM O3, {cores} cores), best of {repeat}"
           f"{' (--quick: extents / 4)' if args.quick else ''}")  # fmt: skip
-    head = f"{'kernel':16}{'size':28}{'gcc':>9}{'hx 1T':>9}{'hx ' + str(cores) + 'T':>9}{'x 1T':>7}{'x ' + str(cores) + 'T':>7}{'polly':>9}  variant check"
+    print(_bandwidth(cores, repeat, args.quick))
+    head = (f"{'kernel':16}{'size':28}{'gcc':>9}{'hx 1T':>9}{'hx ' + str(cores) + 'T':>9}{'x 1T':>7}{'x ' + str(cores) + 'T':>7}"
+            f"{str(cores) + 'T/1T':>7}{'polly':>9}  variant check")  # fmt: skip
     print(head)
     print("-" * len(head))
     speedups: tuple[list[float], list[float]] = ([], [])
+    scaling: dict[str, float] = {}  # kernels whose all-core code runs parallel loops: 1T time / all-core time
     for k in suite:
         if wanted is not None and k["file"] not in wanted:
             continue
         sizes = _quick(SIZES[k["file"]]) if args.quick else SIZES[k["file"]]
-        row = _bench(k, sizes, cores, repeat, polly)
-        speedups[0].append(row[0] / row[1])
-        speedups[1].append(row[0] / row[2])
+        t_gcc, t_one, t_many, parallel = _bench(k, sizes, cores, repeat, polly)
+        speedups[0].append(t_gcc / t_one)
+        speedups[1].append(t_gcc / t_many)
+        if parallel:
+            scaling[k["file"].removesuffix(".c")] = t_one / t_many
     if speedups[0]:
         print("-" * len(head))
         print(f"{'geometric mean':44}{'':27}{_geomean(speedups[0]):>6.2f}x{_geomean(speedups[1]):>6.2f}x")
+    if scaling:
+        low = ", ".join(f"{k} {v:.2f}" for k, v in sorted(scaling.items(), key=lambda kv: kv[1]) if v < 0.8 * cores)
+        print(f"\n1 -> {cores} cores, the {len(scaling)} kernels whose {cores}-core code has parallel loops: geometric mean "
+              f"{_geomean(list(scaling.values())):.2f}x; under {0.8 * cores:.1f}x: {low or 'none'}")  # fmt: skip
 
 
 def _arguments() -> argparse.Namespace:
@@ -119,7 +138,9 @@ def _quick(sizes: Mapping[str, int]) -> dict[str, int]:
     return {k: max(1, v // 4) for k, v in sizes.items()}
 
 
-def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool) -> tuple[float, float, float]:  # type: ignore[type-arg]
+def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool) -> tuple[float, float, float, bool]:  # type: ignore[type-arg]
+    """One row: gcc's, hexplore's one-thread and all-core times, and whether the all-core code
+    has parallel loops."""
     path = str(KERNELS / k["file"])
     case = prepare(path, k["function"], sizes, k["size_limits"])
     expected = run_reference(path, case.layout, case.inputs, options=GCC)  # also builds and warms up
@@ -136,12 +157,14 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
     polly_text = f"{t_polly:>8.3f}s" if t_polly is not None else f"{'n/a':>9}"
     variants = f"{_short(one_variant)}/{_short(many_variant)}"
     print(f"{k['file'].removesuffix('.c'):16}{size:28}{t_gcc:>8.3f}s{t_one:>8.3f}s{t_many:>8.3f}s"
-          f"{t_gcc / t_one:>6.2f}x{t_gcc / t_many:>6.2f}x{polly_text}  {variants:7}{'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
-    return t_gcc, t_one, t_many
+          f"{t_gcc / t_one:>6.2f}x{t_gcc / t_many:>6.2f}x{t_one / t_many:>6.2f}x{polly_text}  {variants:7}"
+          f"{'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
+    return t_gcc, t_one, t_many, many_jit.module.parallel_loops > 0 and not many_variant.endswith("one thread")
 
 
 _SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "tiled+jam2": "TR",
-          "untiled+jam2": "UR", "tilable": "B", "tilable+jam": "BJ", "source order": "S"}  # fmt: skip
+          "untiled+jam2": "UR", "tilable": "B", "tilable+jam": "BJ", "distributed": "D",
+          "distributed+jam": "DJ", "source order": "S"}  # fmt: skip
 
 
 def _short(runs: str) -> str:
@@ -162,6 +185,20 @@ def _timed_run(jit: JitFunction, case: CpuCase, threads: int) -> tuple[float, di
     set_threads(threads)
     arrays, seconds = run_jit(jit, case)
     return seconds, arrays
+
+
+def _bandwidth(cores: int, repeat: int, quick: bool) -> str:
+    """STREAM's triad through hexplore's parallel code, on one thread and on all: the memory
+    bandwidth the memory-bound kernels share, and how it grows with cores."""
+    n = 4_000_000 if quick else 16_000_000
+    case = prepare(str(ROOT / "benchmarks" / "data" / "triad.c"), "triad", {"n": n})
+    jit = compile_variant(case, "untiled")
+    rates = []
+    for threads in (1, cores):
+        seconds = min(_timed_run(jit, case, threads)[0] for _ in range(repeat + 1))
+        rates.append(3 * 8 * n / seconds / 1e9)  # STREAM's count: two arrays read, one written
+    return (f"memory bandwidth (triad, {3 * 8 * n // 2**20} MiB): {rates[0]:.1f} GB/s on 1 thread, "
+            f"{rates[1]:.1f} GB/s on {cores} ({rates[1] / rates[0]:.2f}x)")
 
 
 def _polly(path: str, case: CpuCase, repeat: int) -> float:

@@ -4,11 +4,15 @@ Every permutable band with at least two members is tiled (``tile_size`` per memb
 tile the member with stride-1 accesses runs innermost (untiled, the band is interchanged the same
 way); with ``jam``, the member around the innermost (or, with ``jam_loops=2``, the two: register
 tiles) is then unrolled-and-jammed, and with ``isolate`` the strips that are whole are generated
-apart from the rest, so that their copies need no tests. A band with one member is left as it is. The outermost band of each subtree whose first member is coincident gets a
-``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
+apart from the rest, so that their copies need no tests. A band with one member is left as it
+is. The outermost band of each subtree whose first member is coincident gets a ``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
 ``parallel for`` in C, ``GOMP_parallel`` in LLVM IR); a tiled band whose first member is not
-runs its tiles in wavefronts instead, the second tile loop parallel. Inner parallel loops are not
-marked: one level of threads is what OpenMP runs well.
+runs its tiles in wavefronts instead, the second tile loop parallel; an untiled one is split
+above its first member (other than the innermost) whose loop carries no dependence once the loops
+before it are fixed, which is then marked (trmm's ``i`` inside ``k``: the dependences decide this,
+isl's coincidence flags are not enough). Loops inside a marked one are not marked: one level of
+threads is what OpenMP runs well. Register tiles under a marked loop are isolated below it, so
+that it stays one loop.
 
 The AST is generated from the marked tree: a ``parallel`` mark node's child is the loop (a ``for``
 node) of that band's first member, or what isl made of it (an ``if``/block when the loop was
@@ -64,7 +68,7 @@ def _program(scop: Scop, schedule: isl.Schedule, options: CpuOptions, deps: isl.
     scop.ctx.reset_operations()
     root = schedule.get_root()
     if root.n_children():
-        root = _transform(root.child(0), options, inside_parallel=False, scop=scop).get_schedule().get_root()
+        root = _transform(root.child(0), _Context(options, scop, deps), inside_parallel=False).get_schedule().get_root()
     tiled = root.get_schedule()
     return CpuProgram(scop, tiled, build_ast(scop, tiled, deps))
 
@@ -157,16 +161,26 @@ def _union(maps: list[isl.Map], like: isl.UnionMap) -> isl.UnionMap:
     return out
 
 
-def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: bool, scop: Scop) -> isl.ScheduleNode:
+@dataclass(frozen=True, eq=False)
+class _Context:
+    options: CpuOptions
+    scop: Scop
+    deps: isl.UnionMap | None  # without them, only loops isl marked coincident run in parallel
+
+
+def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool) -> isl.ScheduleNode:
     """Tile (or, untiled, interchange) and mark the subtree at `node`; returns the node at the same
     position."""
     if node.get_type() != isl.schedule_node_type.band or node.band_n_member() == 0:
-        return _transform_children(node, options, inside_parallel, scop)
+        return _transform_children(node, context, inside_parallel)
+    options = context.options
     n = node.band_n_member()
     permutable = n >= 2 and bool(node.band_get_permutable())
-    order = _point_order(node, scop) if permutable else list(range(n))
+    order = _point_order(node, context.scop) if permutable else list(range(n))
     threads = options.parallel and not inside_parallel  # this band's loops may start the threads
-    if permutable and options.tile_size > 1:
+    tiled = permutable and options.tile_size > 1
+    inner = False  # whether the band was split above a member that runs in parallel
+    if tiled:
         sizes = isl.MultiVal.zero(node.band_get_space())
         for k in range(n):
             sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
@@ -180,12 +194,38 @@ def _transform(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: boo
     else:
         points, depth = _permute(node, order), 0
         parallel = threads and bool(points.band_member_get_coincident(0))
-        inside = inside_parallel or parallel
-    points = _transform_children(points, options, inside, scop)
+        split = None if parallel or not threads else _inner_parallel(points, context)
+        if split is not None:  # trmm's (k, i, j): k carries a dependence, the i loop runs in parallel
+            points, depth, inner = points.band_split(split).child(0), 1, True
+        inside = inside_parallel or parallel or inner
+    points = _transform_children(points, context, inside)
     if permutable and options.jam > 1:
-        points = _jam(points, options)
+        points = _jam(points, options, whole_first=inner or (parallel and not tiled))
+    if inner:
+        points = _mark(points)
     node = _ascend(points, depth)
-    return node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx())) if parallel else node
+    return _mark(node) if parallel else node
+
+
+def _mark(node: isl.ScheduleNode) -> isl.ScheduleNode:
+    return node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx()))
+
+
+def _inner_parallel(band: isl.ScheduleNode, context: _Context) -> int | None:
+    """The first member of an untiled band, other than the first and the innermost (the vector
+    loop), whose loop carries no dependence inside the loops of the members before it."""
+    if context.deps is None:
+        return None
+    prefix = band.get_prefix_schedule_union_map()
+    partial = band.band_get_partial_schedule()
+    try:
+        for k in range(1, band.band_n_member() - 1):
+            members = partial.drop_dims(isl.dim_type.set, k + 1, partial.dim(isl.dim_type.set) - k - 1)
+            if _carries_nothing(prefix.flat_range_product(isl.UnionMap.from_multi_union_pw_aff(members)), context.deps):
+                return k
+    except isl.Error:  # a compute-out: the band runs sequentially
+        context.scop.ctx.reset_operations()
+    return None
 
 
 def _descend(node: isl.ScheduleNode, depth: int) -> isl.ScheduleNode:
@@ -211,10 +251,10 @@ def _wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
     node = tiles.delete().insert_partial_schedule(skewed).band_set_permutable(1)
     node = node.band_split(1).child(0).band_member_set_coincident(0, 1)
     node = node.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)  # one loop, not pieces
-    return node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx())).parent()
+    return _mark(node).parent()
 
 
-def _jam(band: isl.ScheduleNode, options: CpuOptions) -> isl.ScheduleNode:
+def _jam(band: isl.ScheduleNode, options: CpuOptions, whole_first: bool = False) -> isl.ScheduleNode:
     """Unroll-and-jam: strip-mine the band's `jam_loops` members around the innermost by `jam` and
     unroll the strips inside the innermost loop (legal: the band is permutable), so the jammed
     rows share each load of the innermost loop and keep independent sums — register tiling (a
@@ -226,40 +266,43 @@ def _jam(band: isl.ScheduleNode, options: CpuOptions) -> isl.ScheduleNode:
     for k, f in enumerate(factors):
         sizes = sizes.set_val(k, isl.Val.int_from_si(band.get_ctx(), f))
     strips = band.band_tile(sizes)
+    split = whole_first and options.isolate and n > 1
+    if split:  # the first loop runs in parallel: isolate below it, so that it stays one loop
+        strips = strips.band_split(1).child(0)
     if options.isolate:
         strips = _isolate_full(strips, factors)
     unrolled = strips.child(0)
     for k in jammed:
         unrolled = unrolled.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
-    return unrolled.parent()
+    return _ascend(unrolled, 2 if split else 1)
 
 
 def _isolate_full(strips: isl.ScheduleNode, factors: list[int]) -> isl.ScheduleNode:
     """Have isl generate the strips whose every unrolled instance exists apart from the others, so
     that their unrolled copies run unguarded (Polly's full/partial tile separation): a strip is
     full when each point of its box of `factors` below is in the schedule's range."""
-    n = len(factors)
+    n, m = len(factors), strips.band_n_member()  # the strip band may lack the first strip loop
     leaf = strips.child(0).child(0)
     points = isl.Set.from_union_set(leaf.get_prefix_schedule_union_map().intersect_domain(leaf.get_domain()).range())
-    outer = points.dim(isl.dim_type.set) - 2 * n  # outer loops, strip loops, unrolled offsets
-    heads = points.project_out(isl.dim_type.set, outer + n, n)
+    outer = points.dim(isl.dim_type.set) - m - n  # outer loops, strip loops, unrolled offsets
+    heads = points.project_out(isl.dim_type.set, outer + m, n)
     box = heads.add_dims(isl.dim_type.set, n)
     ctx = box.get_ctx()
     for k, f in enumerate(factors):
-        d = outer + n + k
+        d = outer + m + k
         box = box.lower_bound_val(isl.dim_type.set, d, isl.Val.zero(ctx))
         box = box.upper_bound_val(isl.dim_type.set, d, isl.Val.int_from_si(ctx, f - 1))
-    partial = box.subtract(points).project_out(isl.dim_type.set, outer + n, n)
+    partial = box.subtract(points).project_out(isl.dim_type.set, outer + m, n)
     full = heads.subtract(partial)
     if full.is_empty():
         return strips
-    isolate = isl.Map.from_domain(full).move_dims(isl.dim_type.out, 0, isl.dim_type.in_, outer, n).wrap()
+    isolate = isl.Map.from_domain(full).move_dims(isl.dim_type.out, 0, isl.dim_type.in_, outer, m).wrap()
     return strips.band_set_ast_build_options(isl.UnionSet.from_set(isolate.set_tuple_name("isolate")))
 
 
-def _transform_children(node: isl.ScheduleNode, options: CpuOptions, inside_parallel: bool, scop: Scop) -> isl.ScheduleNode:
+def _transform_children(node: isl.ScheduleNode, context: _Context, inside_parallel: bool) -> isl.ScheduleNode:
     for k in range(node.n_children()):
-        node = _transform(node.child(k), options, inside_parallel, scop).parent()
+        node = _transform(node.child(k), context, inside_parallel).parent()
     return node
 
 

@@ -105,26 +105,37 @@ def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOp
     suffix = ("hexplore" if options.tile_size > 1 else "untiled") + (f"_jam{options.jam}" if options.jam > 1 else "")
     if schedule is not None and not schedule.outer_coincidence:
         suffix += "_tilable"
+    if schedule is not None and schedule.fusion == "min":
+        suffix += "_distributed"
     return jit_compile(lower_cpu(scop, ast, f"{scop.function}_s{scop.index}_{suffix}", parallel=parallel))
 
 
 # ------------------------------------------------------------------------- choosing a variant
 
 VARIANTS = (
-    "tiled", "untiled", "tiled+jam", "untiled+jam", "tiled+jam2", "untiled+jam2", "tilable", "tilable+jam", "source order",
+    "tiled", "untiled", "tiled+jam", "untiled+jam", "tiled+jam2", "untiled+jam2", "tilable", "tilable+jam",
+    "distributed", "distributed+jam", "source order",
 )  # fmt: skip
 TILED = ("tiled", "tiled+jam", "tiled+jam2", "tilable", "tilable+jam")
 # "tilable": the schedule isl finds when it makes bands permutable before it looks for outer
 # parallel loops (Pluto's order): stencils skewed across time, trisolv's ``j`` and ``i`` in one band.
 TILABLE = ScheduleOptions(outer_coincidence=False)
+# "distributed": no statements fused that need not be (Polly's default), untiled: 2mm's two
+# products as two clean nests, floyd_warshall's copies of row and column ``k`` apart from the
+# update, whose ``i`` loop then runs in parallel.
+DISTRIBUTED = ScheduleOptions(fusion="min")
 
 
 def case_variants(case: CpuCase) -> tuple[str, ...]:
-    """The `VARIANTS` that differ for this SCoP: the tilable ones only where that schedule is not
-    the default one."""
+    """The `VARIANTS` that differ for this SCoP: the tilable and distributed ones only where
+    their schedule is not the default one."""
     scop, deps = case.analysis.scop, case.analysis.deps
-    same = compute_schedule(scop, deps).get_map().is_equal(compute_schedule(scop, deps, TILABLE).get_map())
-    return tuple(v for v in VARIANTS if not (same and v.startswith("tilable")))
+    default = compute_schedule(scop, deps).get_map()
+    same = {
+        prefix: default.is_equal(compute_schedule(scop, deps, options).get_map())
+        for prefix, options in (("tilable", TILABLE), ("distributed", DISTRIBUTED))
+    }
+    return tuple(v for v in VARIANTS if not same.get(v.partition("+")[0], False))
 
 
 @dataclass(frozen=True)
@@ -149,8 +160,8 @@ class VariantChoice:
 def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFunction:
     if variant == "source order":
         return compile_original(case)
-    schedule = TILABLE if variant.startswith("tilable") else None
-    tile = 0 if variant.startswith("untiled") else CpuOptions.tile_size
+    schedule = TILABLE if variant.startswith("tilable") else DISTRIBUTED if variant.startswith("distributed") else None
+    tile = 0 if variant.startswith(("untiled", "distributed")) else CpuOptions.tile_size
     options = CpuOptions(tile_size=tile, parallel=parallel)
     if variant.endswith("+jam"):
         options = replace(options, jam=4)
@@ -171,14 +182,17 @@ def choose_variant(
     On several threads, the fastest variant with parallel loops is also timed on one thread,
     which wins when parallel loops nested in sequential ones start the threads more often than
     they gain (doitgen's ``p`` loop inside ``r`` and ``q``).
+    On one thread, the variants are built without parallel loops: a loop that runs in parallel
+    inside a sequential one (trmm's ``i`` inside ``k``) can keep that one from being jammed.
     Also returns each variant's arrays, for checking them all."""
+    threads = max_threads()
+    parallel = parallel and threads > 1
     jits = _compile_all(case, parallel)
     results, seconds = _race(jits, case)
     chosen = min(jits, key=lambda v: seconds[v])
     choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds))
-    threads = max_threads()
     best = min((v for v in jits if jits[v].module.parallel_loops), key=lambda v: seconds[v], default=None)
-    if not parallel or threads < 2 or best is None:
+    if not parallel or best is None:
         return jits[chosen], choice, results
     alone = f"{best}, one thread"  # the key `VariantChoice.runs` names
     pair = {chosen: jits[chosen], alone: compile_variant(case, best, parallel=False)}
@@ -218,6 +232,8 @@ _WHAT = {
     "untiled": "its loop order without tiles",
     "untiled+jam": "its loop order without tiles, with unroll-and-jam",
     "untiled+jam2": "its loop order without tiles, with register tiles",
+    "distributed": "its statements in separate loop nests, without tiles",
+    "distributed+jam": "its statements in separate loop nests, without tiles, with unroll-and-jam",
     "source order": "the loops as written",
 }
 

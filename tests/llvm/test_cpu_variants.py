@@ -16,6 +16,7 @@ that runs is the fastest of three, each checked against gcc.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Any
 
@@ -32,7 +33,7 @@ from core_compiler.cpu import (
     cpu_program,
 )
 from core_compiler.llvm.cpu import lower_cpu, original_ast
-from core_compiler.llvm.jit import jit_compile
+from core_compiler.llvm.jit import jit_compile, set_threads
 from core_compiler.runtime import cpu_llvm
 from core_compiler.runtime.cpu_llvm import (
     TILABLE,
@@ -123,7 +124,7 @@ def test_choice_is_the_fastest_variant_and_explains_a_fallback(spec: tuple) -> N
     case = _case(*spec)
     _, choice, results = choose_variant(case, parallel=False)
     assert set(choice.seconds) == set(case_variants(case)) == set(results)
-    assert set(VARIANTS) - set(case_variants(case)) <= {"tilable", "tilable+jam"}
+    assert set(VARIANTS) - set(case_variants(case)) <= {"tilable", "tilable+jam", "distributed", "distributed+jam"}
     assert choice.seconds[choice.chosen] == min(choice.seconds.values())
     if choice.chosen in TILED:
         assert choice.remark is None
@@ -286,3 +287,81 @@ def test_a_compute_out_while_annotating_leaves_loops_without_facts(monkeypatch: 
     monkeypatch.setattr(cpu, "_carries_nothing", out_of_budget)
     loops = _loops(build_ast(scop, compute_schedule(scop, case.analysis.deps), deps))
     assert loops and not any(independent for _, _, independent in loops)
+
+
+def _marked_loops(node: isl.AstNode, depth: int = 0) -> list[tuple[int, bool]]:
+    """(loops around it, whether its child is one ``for``) for every ``parallel`` mark."""
+    kind = node.get_type()
+    if kind == _T.mark:
+        child = node.mark_get_node()
+        return [(depth, child.get_type() == _T.for_), *_marked_loops(child, depth)]
+    if kind == _T.for_:
+        return _marked_loops(node.for_get_body(), depth + 1)
+    if kind == _T.block:
+        lst = node.block_get_children()
+        return [x for k in range(lst.n_ast_node()) for x in _marked_loops(lst.get_at(k), depth)]
+    if kind == _T.if_:
+        out = _marked_loops(node.if_get_then_node(), depth)
+        return out + (_marked_loops(node.if_get_else_node(), depth) if node.if_has_else_node() else [])
+    return []
+
+
+TRMM = ("trmm.c", "kernel_trmm", {"m": 30, "n": 21}, {"m": "M", "n": "N"})
+
+
+def test_a_loop_that_carries_nothing_inside_a_sequential_one_runs_in_parallel() -> None:
+    """isl orders trmm's update ``(k, i, j)``: ``k`` carries a dependence (row ``k`` of ``B`` is
+    read before it is updated), ``i`` does not, so the ``i`` loop runs in parallel for each ``k``.
+    It takes the dependences to see that: isl marks only ``j`` as coincident."""
+    case = _case(*TRMM)
+    scop, deps = case.analysis.scop, case.analysis.deps
+    schedule = compute_schedule(scop, deps)
+    untiled = CpuOptions(tile_size=0)
+    assert (1, True) in _marked_loops(cpu_program(scop, schedule, untiled, deps.union()).ast)
+    assert (1, True) not in _marked_loops(cpu_program(scop, schedule, untiled).ast)
+    seidel = _case(*SEIDEL)  # its tilable band (t, t + i, 2t + i + j): every loop carries
+    scop, deps = seidel.analysis.scop, seidel.analysis.deps
+    assert _marked_loops(cpu_program(scop, compute_schedule(scop, deps, TILABLE), untiled, deps.union()).ast) == []
+
+
+def test_isolated_register_tiles_keep_the_parallel_loop_whole() -> None:
+    """Separating mvt's whole strips from the partial one would split its parallel ``i`` loop in
+    pieces, which run sequentially: the strips are isolated inside it instead."""
+    case = _case("mvt.c", "kernel_mvt", {"n": 30}, {"n": "N"})
+    scop, deps = case.analysis.scop, case.analysis.deps
+    marks = _marked_loops(cpu_program(scop, compute_schedule(scop, deps), REGISTER_TILES, deps.union()).ast)
+    assert marks and all(whole for _, whole in marks), marks
+    assert compile_variant(case, "untiled+jam2").module.parallel_loops == len(marks)
+
+
+def test_2mm_distributed_runs_its_two_products_as_two_nests() -> None:
+    """isl fuses 2mm's ``tmp = A * B`` and ``D += tmp * C`` along ``i`` and ``j``; the distributed
+    variant keeps them apart, each with its own parallel ``i`` loop."""
+    sizes = {"ni": 13, "nj": 9, "nk": 11, "nl": 7}
+    limits = {"ni": "NI", "nj": "NJ", "nk": "NK", "nl": "NL"}
+    case = _case("2mm.c", "kernel_2mm", sizes, limits)
+    assert {"distributed", "distributed+jam"} <= set(case_variants(case))
+    module = compile_variant(case, "distributed").module
+    assert module.parallel_loops >= 2
+    result = check_llvm_cpu(str(KERNELS / "2mm.c"), "kernel_2mm", sizes, limits, threads=2)
+    assert "distributed" in result.variants and result.ok, result.report()
+    mvt = _case("mvt.c", "kernel_mvt", {"n": 30}, {"n": "N"})  # two nests already
+    assert "distributed" not in case_variants(mvt)
+
+
+def test_on_one_thread_the_variants_have_no_parallel_loops(monkeypatch: pytest.MonkeyPatch) -> None:
+    case = _case(*TRMM)
+    built = cpu_llvm.compile_variant
+    asked: list[bool] = []
+
+    def recording(case: CpuCase, variant: str, parallel: bool = True) -> Any:
+        asked.append(parallel)
+        return built(case, variant, parallel)
+
+    monkeypatch.setattr(cpu_llvm, "compile_variant", recording)
+    set_threads(1)
+    try:
+        jit, _, _ = choose_variant(case, parallel=True)
+    finally:
+        set_threads(max(os.cpu_count() or 1, 1))
+    assert asked and not any(asked) and jit.module.parallel_loops == 0

@@ -5,14 +5,15 @@ tile the member with stride-1 accesses runs innermost (untiled, the band is inte
 way); with ``jam``, the member around the innermost (or, with ``jam_loops=2``, the two: register
 tiles) is then unrolled-and-jammed, and with ``isolate`` the strips that are whole are generated
 apart from the rest, so that their copies need no tests. A band with one member is left as it
-is. The outermost band of each subtree whose first member is coincident gets a ``parallel`` mark, so a code generator can run that loop across threads (an OpenMP
-``parallel for`` in C, ``GOMP_parallel`` in LLVM IR); a tiled band whose first member is not
-runs its tiles in wavefronts instead, the second tile loop parallel; an untiled one is split
-above its first member (other than the innermost) whose loop carries no dependence once the loops
-before it are fixed, which is then marked (trmm's ``i`` inside ``k``: the dependences decide this,
-isl's coincidence flags are not enough). Loops inside a marked one are not marked: one level of
-threads is what OpenMP runs well. Register tiles under a marked loop are isolated below it, so
-that it stays one loop.
+is. The outermost band of each subtree whose first member is coincident gets a ``parallel``
+mark, so a code generator can run that loop across threads (an OpenMP ``parallel for`` in C,
+``GOMP_parallel`` in LLVM IR); a tiled band whose first member is not runs its tiles in
+wavefronts instead, the second tile loop parallel; an untiled one is split above its first member
+(other than the innermost) whose loop carries no dependence once the loops before it are fixed,
+which is then marked (trmm's ``i`` inside ``k``: the dependences decide this, isl's coincidence
+flags are not enough). Loops inside a marked one are not marked: one level of threads is what
+OpenMP runs well. Register tiles under a marked loop are isolated below it, so that it stays one
+loop.
 
 The AST is generated from the marked tree: a ``parallel`` mark node's child is the loop (a ``for``
 node) of that band's first member, or what isl made of it (an ``if``/block when the loop was

@@ -16,9 +16,12 @@ tiles, whole strips unguarded), D/DJ (the statements distributed over separate n
 without and with unroll-and-jam) or S (the source order), with a 1 when its parallel loops run on
 one thread because that was faster;
 the ``variant`` column shows the choice for 1 thread / all cores. The ``2T/1T`` column (for 2
-cores) is the one-thread time over the all-core time; the last line gives its geometric mean over
-the kernels whose all-core code runs parallel loops, and the first line the memory bandwidth
-(STREAM's triad, hexplore's code) on one and on all cores: the ceiling of the memory-bound kernels.
+cores) is the one-thread time over the all-core time, and ``GB/s`` what the one-thread code moves
+counting each array once (a lower bound of its memory traffic). The first line gives the memory
+bandwidth on one and on all cores (STREAM's triad, hexplore's code), the last ones the geometric
+mean of ``2T/1T`` over the kernels whose all-core code runs parallel loops: apart for those
+that move at least half the triad's one-thread bandwidth on one thread, whose ceiling is the
+triad's own ratio.
 
     python benchmarks/bench_cpu.py [--quick] [--repeat N] [--kernels gemm,lu]
 """
@@ -32,6 +35,7 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,29 +105,39 @@ def main() -> None:
     repeat = 1 if args.quick else args.repeat
     print(f"\nCPU: gcc -O3 -march=native vs hexplore (LLVM O3, {cores} cores), best of {repeat}"
           f"{' (--quick: extents / 4)' if args.quick else ''}")  # fmt: skip
-    print(_bandwidth(cores, repeat, args.quick))
+    triad = _bandwidth(cores, repeat, args.quick)
+    print(f"memory bandwidth (STREAM triad, hexplore's code): {triad[0]:.1f} GB/s on 1 thread, {triad[1]:.1f} GB/s on "
+          f"{cores} ({triad[1] / triad[0]:.2f}x)")  # fmt: skip
     head = (f"{'kernel':16}{'size':28}{'gcc':>9}{'hx 1T':>9}{'hx ' + str(cores) + 'T':>9}{'x 1T':>7}{'x ' + str(cores) + 'T':>7}"
-            f"{str(cores) + 'T/1T':>7}{'polly':>9}  variant check")  # fmt: skip
+            f"{str(cores) + 'T/1T':>7}{'GB/s':>6}{'polly':>9}  variant check")  # fmt: skip
     print(head)
     print("-" * len(head))
-    speedups: tuple[list[float], list[float]] = ([], [])
-    scaling: dict[str, float] = {}  # kernels whose all-core code runs parallel loops: 1T time / all-core time
+    rows = {}
     for k in suite:
         if wanted is not None and k["file"] not in wanted:
             continue
         sizes = _quick(SIZES[k["file"]]) if args.quick else SIZES[k["file"]]
-        t_gcc, t_one, t_many, parallel = _bench(k, sizes, cores, repeat, polly)
-        speedups[0].append(t_gcc / t_one)
-        speedups[1].append(t_gcc / t_many)
-        if parallel:
-            scaling[k["file"].removesuffix(".c")] = t_one / t_many
-    if speedups[0]:
+        rows[k["file"].removesuffix(".c")] = _bench(k, sizes, cores, repeat, polly)
+    if rows:
         print("-" * len(head))
-        print(f"{'geometric mean':44}{'':27}{_geomean(speedups[0]):>6.2f}x{_geomean(speedups[1]):>6.2f}x")
-    if scaling:
-        low = ", ".join(f"{k} {v:.2f}" for k, v in sorted(scaling.items(), key=lambda kv: kv[1]) if v < 0.8 * cores)
-        print(f"\n1 -> {cores} cores, the {len(scaling)} kernels whose {cores}-core code has parallel loops: geometric mean "
-              f"{_geomean(list(scaling.values())):.2f}x; under {0.8 * cores:.1f}x: {low or 'none'}")  # fmt: skip
+        one, many = _geomean([r.gcc / r.one for r in rows.values()]), _geomean([r.gcc / r.many for r in rows.values()])
+        print(f"{'geometric mean':44}{'':27}{one:>6.2f}x{many:>6.2f}x")
+        _scaling(rows, cores, triad[0])
+
+
+def _scaling(rows: Mapping[str, Row], cores: int, triad: float) -> None:
+    """The 1T/all-core ratios of the kernels whose all-core code runs parallel loops, apart for
+    those that move at least half the one-thread triad bandwidth already on one thread (their
+    ceiling is the triad's own ratio)."""
+    parallel = {k: r for k, r in rows.items() if r.parallel}
+    bound = {k: r for k, r in parallel.items() if r.rate >= triad / 2}
+    for what, group in (("compute-bound", {k: r for k, r in parallel.items() if k not in bound}), ("memory-bound", bound)):
+        if not group:
+            continue
+        ratios = {k: r.one / r.many for k, r in group.items()}
+        low = ", ".join(f"{k} {v:.2f}" for k, v in sorted(ratios.items(), key=lambda kv: kv[1]) if v < 0.8 * cores)
+        print(f"1 -> {cores} cores, {len(group)} {what} kernels with parallel loops: geometric mean "
+              f"{_geomean(list(ratios.values())):.2f}x; under {0.8 * cores:.1f}x: {low or 'none'}")  # fmt: skip
 
 
 def _arguments() -> argparse.Namespace:
@@ -138,9 +152,16 @@ def _quick(sizes: Mapping[str, int]) -> dict[str, int]:
     return {k: max(1, v // 4) for k, v in sizes.items()}
 
 
-def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool) -> tuple[float, float, float, bool]:  # type: ignore[type-arg]
-    """One row: gcc's, hexplore's one-thread and all-core times, and whether the all-core code
-    has parallel loops."""
+@dataclass(frozen=True)
+class Row:
+    gcc: float  # seconds
+    one: float  # hexplore on one thread
+    many: float  # hexplore on all cores
+    parallel: bool  # whether the all-core code runs parallel loops
+    rate: float  # GB/s on one thread, counting each array once: a lower bound of the traffic
+
+
+def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool) -> Row:  # type: ignore[type-arg]
     path = str(KERNELS / k["file"])
     case = prepare(path, k["function"], sizes, k["size_limits"])
     expected = run_reference(path, case.layout, case.inputs, options=GCC)  # also builds and warms up
@@ -156,10 +177,12 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
     size = ",".join(f"{n}={v}" for n, v in sizes.items())
     polly_text = f"{t_polly:>8.3f}s" if t_polly is not None else f"{'n/a':>9}"
     variants = f"{_short(one_variant)}/{_short(many_variant)}"
+    rate = sum(a.nbytes for a in case.inputs.values()) / t_one / 1e9
     print(f"{k['file'].removesuffix('.c'):16}{size:28}{t_gcc:>8.3f}s{t_one:>8.3f}s{t_many:>8.3f}s"
-          f"{t_gcc / t_one:>6.2f}x{t_gcc / t_many:>6.2f}x{t_one / t_many:>6.2f}x{polly_text}  {variants:7}"
+          f"{t_gcc / t_one:>6.2f}x{t_gcc / t_many:>6.2f}x{t_one / t_many:>6.2f}x{rate:>6.1f}{polly_text}  {variants:7}"
           f"{'ok' if ok else 'MISMATCH'}", flush=True)  # fmt: skip
-    return t_gcc, t_one, t_many, many_jit.module.parallel_loops > 0 and not many_variant.endswith("one thread")
+    parallel = many_jit.module.parallel_loops > 0 and not many_variant.endswith("one thread")
+    return Row(t_gcc, t_one, t_many, parallel, rate)
 
 
 _SHORT = {"tiled": "T", "untiled": "U", "tiled+jam": "TJ", "untiled+jam": "UJ", "tiled+jam2": "TR",
@@ -187,8 +210,8 @@ def _timed_run(jit: JitFunction, case: CpuCase, threads: int) -> tuple[float, di
     return seconds, arrays
 
 
-def _bandwidth(cores: int, repeat: int, quick: bool) -> str:
-    """STREAM's triad through hexplore's parallel code, on one thread and on all: the memory
+def _bandwidth(cores: int, repeat: int, quick: bool) -> tuple[float, float]:
+    """STREAM's triad through hexplore's parallel code, GB/s on one thread and on all: the memory
     bandwidth the memory-bound kernels share, and how it grows with cores."""
     n = 4_000_000 if quick else 16_000_000
     case = prepare(str(ROOT / "benchmarks" / "data" / "triad.c"), "triad", {"n": n})
@@ -197,8 +220,7 @@ def _bandwidth(cores: int, repeat: int, quick: bool) -> str:
     for threads in (1, cores):
         seconds = min(_timed_run(jit, case, threads)[0] for _ in range(repeat + 1))
         rates.append(3 * 8 * n / seconds / 1e9)  # STREAM's count: two arrays read, one written
-    return (f"memory bandwidth (triad, {3 * 8 * n // 2**20} MiB): {rates[0]:.1f} GB/s on 1 thread, "
-            f"{rates[1]:.1f} GB/s on {cores} ({rates[1] / rates[0]:.2f}x)")
+    return rates[0], rates[1]
 
 
 def _polly(path: str, case: CpuCase, repeat: int) -> float:

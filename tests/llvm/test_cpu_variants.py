@@ -365,3 +365,22 @@ def test_on_one_thread_the_variants_have_no_parallel_loops(monkeypatch: pytest.M
     finally:
         set_threads(max(os.cpu_count() or 1, 1))
     assert asked and not any(asked) and jit.module.parallel_loops == 0
+
+
+def test_close_contenders_are_raced_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow moment that fell on the source order in every round of the race does not decide:
+    the variants within 25% of the best run again, in turns."""
+    case = _case(*GEMM)
+    raced: list[set[str]] = []
+
+    def rigged(jits: dict[str, Any], case: CpuCase, rounds: int = 3, warm: bool = True) -> tuple[dict, dict]:  # type: ignore[type-arg]
+        raced.append(set(jits))
+        if warm:  # the race: the tiled code and the source order close, the rest far behind
+            return {v: {} for v in jits}, {v: {"tiled": 1.0, "source order": 1.2}.get(v, 5.0) for v in jits}
+        return {}, {v: 1.0 if v == "tiled" else 0.5 for v in jits}  # the runoff
+
+    monkeypatch.setattr(cpu_llvm, "_race", rigged)
+    _, choice, _ = choose_variant(case, parallel=False)
+    assert raced[1] == {"tiled", "source order"}
+    assert choice.chosen == "source order" and choice.seconds["source order"] == 0.5
+    assert choice.seconds["untiled"] == 5.0  # the others keep their race times

@@ -24,7 +24,7 @@ from core_compiler.llvm.jit import JitFunction, jit_compile, max_threads, scalar
 from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.differential import scop_values
-from core_compiler.runtime.inputs import make_inputs
+from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.reference import BuildOptions, run_reference
 from core_compiler.runtime.signature import Layout, LayoutError, compute_layout, macro_defines
 from core_compiler.schedule import ScheduleOptions, compute_schedule
@@ -296,15 +296,9 @@ def run_jit(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], flo
     return arrays, elapsed
 
 
-ALIGNMENT = 64  # bytes: a cache line, an AVX-512 vector (trmm's register tiles run 1.7x slower on 16)
-
-
 def aligned_copy(a: np.ndarray) -> np.ndarray:
-    """A C-ordered copy of `a` whose first element starts a cache line, as a C compiler places
-    a large static array: the times of vector code then do not depend on where malloc put it."""
-    buf = np.empty(a.nbytes + ALIGNMENT, dtype=np.uint8)
-    start = -buf.ctypes.data % ALIGNMENT
-    out = buf[start : start + a.nbytes].view(a.dtype).reshape(a.shape)
+    """A C-ordered copy of `a` that starts a cache line (`inputs.aligned_empty`)."""
+    out = aligned_empty(a.shape, a.dtype)
     out[...] = a
     return out
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from core_compiler.errors import UsageError
-from core_compiler.runtime.inputs import make_inputs
+from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.signature import ArraySlot, Layout, LayoutError, ScalarSlot
 
 BASE_FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11")
@@ -248,7 +248,8 @@ def _buffer(slot: ScalarSlot | ArraySlot, inputs: Mapping[str, np.ndarray]) -> n
         raise LayoutError(f"input {slot.name!r} has shape {data.shape}, expected {slot.shape}")
     if not np.can_cast(data.dtype, slot.dtype, "same_kind"):
         raise LayoutError(f"input {slot.name!r} has dtype {data.dtype}, expected {slot.dtype}")
-    backing = np.zeros(max(1, slot.size), dtype=slot.dtype)
+    backing = aligned_empty((max(1, slot.size),), slot.dtype)
+    backing[:] = 0
     backing[: slot.size] = data.astype(slot.dtype, copy=False).reshape(-1)
     return backing
 

@@ -49,6 +49,7 @@ from core_compiler.runtime.cpu_llvm import (
     prepare,
     run_jit,
 )
+from core_compiler.runtime.reference import run_reference
 from core_compiler.schedule import compute_schedule
 from tests.conftest import KERNELS
 
@@ -399,3 +400,5 @@ def test_the_jit_code_gets_arrays_that_start_a_cache_line() -> None:
     case = _case(*GEMM)
     arrays, _ = run_jit(compile_variant(case, "tiled", parallel=False), case)
     assert arrays and all(x.ctypes.data % 64 == 0 for x in arrays.values())
+    original = run_reference(case.path, case.layout, case.inputs)  # and so does the C compiler's build
+    assert all(x.ctypes.data % 64 == 0 for x in original.arrays.values())

@@ -15,6 +15,7 @@ import pytest
 
 from core_compiler.analysis import analyze_file
 from core_compiler.codegen.c import OMP_PRAGMA, COptions, generate_c
+from core_compiler.cpu import CpuOptions
 from core_compiler.runtime.differential import check_c, check_opencl
 from tests.conftest import KERNELS, ROOT, suite
 from tests.test_differential_opencl import CASES
@@ -75,6 +76,22 @@ def test_seidel_parallel_loop_is_inside_the_wavefront_loop() -> None:
     (at,) = [k for k, ln in enumerate(lines) if ln.strip() == OMP_PRAGMA]
     outer = [ln for ln in lines[:at] if ln.lstrip().startswith("for (")]
     assert len(outer) == 1, kernel  # the sequential time-skewed loop, then the parallel one
+
+
+def test_untiled_trmm_runs_its_i_loop_in_parallel_inside_k(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the dependences show that trmm's ``i`` carries nothing inside ``k`` (isl's flags mark
+    ``j`` alone): the pragma sits on the second loop, and the result is still the original's."""
+    path = KERNELS / "trmm.c"
+    options = COptions(cpu=CpuOptions(tile_size=1), openmp=True)
+    kernel = _function_text(generate_c(analyze_file(str(path)), path.read_text(), options).source, "void kernel_trmm(")
+    lines = kernel.splitlines()
+    first = next(k for k, ln in enumerate(lines) if ln.strip() == OMP_PRAGMA)
+    assert [ln.lstrip()[:4] for ln in lines[first - 1 : first + 2]] == ["for ", "#pra", "for "], kernel
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    trmm = next(k for k in suite() if k["file"] == "trmm.c")
+    for params in ({"m": 37, "n": 29}, {"m": 1, "n": 1}):
+        result = check_c(str(path), "kernel_trmm", params, trmm["size_limits"], openmp=True, cpu=CpuOptions(tile_size=1))  # type: ignore[arg-type]
+        assert result.ok, result.comparison.report()
 
 
 def test_output_is_deterministic() -> None:

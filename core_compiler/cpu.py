@@ -11,7 +11,11 @@ mark, so a code generator can run that loop across threads (an OpenMP ``parallel
 wavefronts instead, the second tile loop parallel; an untiled one is split above its first member
 (other than the innermost) whose loop carries no dependence once the loops before it are fixed,
 which is then marked (trmm's ``i`` inside ``k``: the dependences decide this, isl's coincidence
-flags are not enough). Loops inside a marked one are not marked: one level of threads is what
+flags are not enough). With ``privatize``, an untiled band whose first loop carries only the
+reuse of arrays that every iteration writes before it reads them (doitgen's ``sum``, a C89
+temporary declared before the loop) is marked ``parallel private(sum)``: each thread works on a
+copy, and the one that runs the last iteration copies it back (OpenMP's ``lastprivate``; the C
+target prints no pragma for it). Loops inside a marked one are not marked: one level of threads is what
 OpenMP runs well. Register tiles under a marked loop are isolated below it, so that it stays one
 loop.
 
@@ -27,6 +31,7 @@ from typing import Any
 
 import islpy as isl
 
+from core_compiler.deps import Dependences
 from core_compiler.invariant import LoopFacts, invariant_elements
 from core_compiler.scop.model import Scop
 
@@ -42,6 +47,7 @@ class CpuOptions:
     jam: int = 0  # > 1: unroll-and-jam the loop(s) around the innermost one of each tile (band) by this much
     jam_loops: int = 1  # how many loops around the innermost are jammed: 2 makes jam x jam register tiles
     isolate: bool = False  # jammed strips that are whole run apart from the rest, without guards
+    privatize: bool = False  # with dependences: a loop may run in parallel on per-thread copies of arrays
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,7 +58,7 @@ class CpuProgram:
 
 
 def cpu_program(
-    scop: Scop, schedule: isl.Schedule, options: CpuOptions = CpuOptions(), deps: isl.UnionMap | None = None
+    scop: Scop, schedule: isl.Schedule, options: CpuOptions = CpuOptions(), deps: Dependences | None = None
 ) -> CpuProgram:
     """Tile, interchange and mark `schedule`; with `deps`, loops are annotated (`build_ast`).
     Gets isl's whole operation budget; raises `isl.Error` when that does not suffice, also
@@ -65,13 +71,14 @@ def cpu_program(
     return _program(scop, schedule, replace(options, isolate=False), deps)
 
 
-def _program(scop: Scop, schedule: isl.Schedule, options: CpuOptions, deps: isl.UnionMap | None) -> CpuProgram:
+def _program(scop: Scop, schedule: isl.Schedule, options: CpuOptions, deps: Dependences | None) -> CpuProgram:
     scop.ctx.reset_operations()
+    context = _Context(options, scop, deps, None if deps is None else deps.union())
     root = schedule.get_root()
     if root.n_children():
-        root = _transform(root.child(0), _Context(options, scop, deps), inside_parallel=False).get_schedule().get_root()
+        root = _transform(root.child(0), context, inside_parallel=False).get_schedule().get_root()
     tiled = root.get_schedule()
-    return CpuProgram(scop, tiled, build_ast(scop, tiled, deps))
+    return CpuProgram(scop, tiled, build_ast(scop, tiled, context.union))
 
 
 # -------------------------------------------------------------------------- independent loops
@@ -133,7 +140,7 @@ def contains(node: isl.AstNode, kind: isl.ast_node_type) -> bool:
 def _carries_nothing(schedule: isl.UnionMap, deps: isl.UnionMap) -> bool:
     """No dependence between instances that agree on every outer loop differs on the last one
     (PPCG's test). `schedule` maps instances to the loop values down to this loop."""
-    flat = _union([m.flatten_range() for m in _maps(schedule)], schedule)
+    flat = _flat(schedule)
     domain = flat.domain()
     pairs = deps.intersect_domain(domain).intersect_range(domain).apply_domain(flat).apply_range(flat)
     for m in _maps(pairs):
@@ -166,7 +173,8 @@ def _union(maps: list[isl.Map], like: isl.UnionMap) -> isl.UnionMap:
 class _Context:
     options: CpuOptions
     scop: Scop
-    deps: isl.UnionMap | None  # without them, only loops isl marked coincident run in parallel
+    deps: Dependences | None  # without them, only loops isl marked coincident run in parallel
+    union: isl.UnionMap | None  # all of them
 
 
 def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool) -> isl.ScheduleNode:
@@ -181,6 +189,7 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
     threads = options.parallel and not inside_parallel  # this band's loops may start the threads
     tiled = permutable and options.tile_size > 1
     inner = False  # whether the band was split above a member that runs in parallel
+    private: tuple[str, ...] | None = None  # the arrays each thread gets a copy of
     if tiled:
         sizes = isl.MultiVal.zero(node.band_get_space())
         for k in range(n):
@@ -195,6 +204,9 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
     else:
         points, depth = _permute(node, order), 0
         parallel = threads and bool(points.band_member_get_coincident(0))
+        if threads and not parallel:  # doitgen's r loop, with a copy of sum per thread
+            private = _privatized(points, context)
+            parallel = private is not None
         split = None if parallel or not threads else _inner_parallel(points, context)
         if split is not None:  # trmm's (k, i, j): k carries a dependence, the i loop runs in parallel
             points, depth, inner = points.band_split(split).child(0), 1, True
@@ -205,24 +217,91 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
     if inner:
         points = _mark(points)
     node = _ascend(points, depth)
-    return _mark(node) if parallel else node
+    return _mark(node, private or ()) if parallel else node
 
 
-def _mark(node: isl.ScheduleNode) -> isl.ScheduleNode:
-    return node.insert_mark(isl.Id(PARALLEL_MARK, context=node.get_ctx()))
+def _mark(node: isl.ScheduleNode, private: tuple[str, ...] = ()) -> isl.ScheduleNode:
+    name = f"{PARALLEL_MARK} private({', '.join(private)})" if private else PARALLEL_MARK
+    return node.insert_mark(isl.Id(name, context=node.get_ctx()))
+
+
+def private_arrays(mark: str) -> tuple[str, ...] | None:
+    """The arrays a ``parallel private(sum, t)`` mark copies per thread; None for other marks
+    (a plain ``parallel`` mark: ``()``)."""
+    if mark == PARALLEL_MARK:
+        return ()
+    head, _, rest = mark.partition(" private(")
+    return tuple(rest.removesuffix(")").split(", ")) if head == PARALLEL_MARK and rest else None
+
+
+def _privatized(band: isl.ScheduleNode, context: _Context) -> tuple[str, ...] | None:
+    """The arrays to copy per thread so that the band's first loop runs in parallel (OpenMP's
+    ``lastprivate``), or None: the loop carries only anti and output dependences, on arrays
+    (doitgen's ``sum``, a scalar temporary declared before the loop) that each iteration writes
+    before it reads them (`_private`)."""
+    deps = context.deps
+    if deps is None or not context.options.privatize:
+        return None
+    partial = band.band_get_partial_schedule()
+    first = partial.drop_dims(isl.dim_type.set, 1, partial.dim(isl.dim_type.set) - 1)
+    loop = band.get_prefix_schedule_union_map().flat_range_product(isl.UnionMap.from_multi_union_pw_aff(first))
+    loop = _flat(loop).intersect_domain(band.get_domain())
+    try:
+        carried = {(d.kind, d.array) for d in deps.deps if not _carries_nothing(loop, isl.UnionMap.from_map(d.relation))}
+        arrays = tuple(sorted({array for _, array in carried}))
+        if carried and all(kind != "flow" for kind, _ in carried) and all(_private(a, loop, context.scop) for a in arrays):
+            return arrays
+    except isl.Error:  # a compute-out: the loop runs sequentially
+        context.scop.ctx.reset_operations()
+    return None
+
+
+def _private(array: str, loop: isl.UnionMap, scop: Scop) -> bool:
+    """Whether a copy of `array` per thread keeps the loop's results (`loop` maps the instances
+    in it to the values of the loops around them, itself last): every value an iteration reads
+    in it was written by that iteration, and every iteration writes the same elements, so the
+    copy of the thread that runs the last one holds what the array holds after the loop. Arrays
+    of unknown size are not copied."""
+    decl = next(a for a in scop.arrays if a.name == array)
+    if decl.kind == "array" and (not decl.extents or decl.extents[0] is None):
+        return False
+    domain = loop.domain()
+    info = isl.UnionAccessInfo.from_sink(scop.reads(array).intersect_domain(domain))
+    flow = info.set_must_source(scop.writes(array)).set_schedule_map(scop.schedule()).compute_flow()
+    sources = flow.get_must_dependence()
+    if not flow.get_must_no_source().is_empty() or not sources.domain().is_subset(domain):
+        return False
+    if not all(m.deltas().is_subset(_zero(m.deltas())) for m in _maps(sources.apply_domain(loop).apply_range(loop))):
+        return False
+    iterations = isl.Set.from_union_set(loop.range())
+    n = iterations.dim(isl.dim_type.set)
+    outer = isl.Map.identity(iterations.get_space().map_from_set()).project_out(isl.dim_type.out, n - 1, 1)
+    written = isl.Map.from_union_map(loop.reverse().apply_range(scop.writes(array).intersect_domain(domain)))
+    every = outer.intersect_domain(iterations).apply_range(written.apply_domain(outer))
+    return written.is_equal(every)
+
+
+def _flat(schedule: isl.UnionMap) -> isl.UnionMap:
+    return _union([m.flatten_range() for m in _maps(schedule)], schedule)
+
+
+def _zero(delta: isl.Set) -> isl.Set:
+    for k in range(delta.dim(isl.dim_type.set)):
+        delta = delta.fix_dim_si(k, 0)
+    return delta
 
 
 def _inner_parallel(band: isl.ScheduleNode, context: _Context) -> int | None:
     """The first member of an untiled band, other than the first and the innermost (the vector
     loop), whose loop carries no dependence inside the loops of the members before it."""
-    if context.deps is None:
+    if context.union is None:
         return None
     prefix = band.get_prefix_schedule_union_map()
     partial = band.band_get_partial_schedule()
     try:
         for k in range(1, band.band_n_member() - 1):
             members = partial.drop_dims(isl.dim_type.set, k + 1, partial.dim(isl.dim_type.set) - k - 1)
-            if _carries_nothing(prefix.flat_range_product(isl.UnionMap.from_multi_union_pw_aff(members)), context.deps):
+            if _carries_nothing(prefix.flat_range_product(isl.UnionMap.from_multi_union_pw_aff(members)), context.union):
                 return k
     except isl.Error:  # a compute-out: the band runs sequentially
         context.scop.ctx.reset_operations()

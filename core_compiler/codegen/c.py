@@ -99,7 +99,7 @@ def generate_c(fa: FileAnalysis, text: str, options: COptions | None = None) -> 
 def scop_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str] = frozenset()) -> CScopCode:
     """The replacement of one SCoP; loop counters avoid the identifiers in `taken`."""
     scop = sa.scop
-    program = cpu_program(scop, compute_schedule(scop, sa.deps, options.schedule), options.cpu, sa.deps.union())
+    program = cpu_program(scop, compute_schedule(scop, sa.deps, options.schedule), options.cpu, sa.deps)
     ast = _ast(scop, program.schedule, taken)
     printer = StatementPrinter(scop, "c", scalars_by_pointer=False)
     pragmas: list[int] = []

@@ -3,8 +3,8 @@
 User nodes are dispatched by name from a table: a statement ``S0(c0, c1)`` goes to the statement
 lowering, and a backend adds its own kinds next to the statements, exactly or as ``prefix*``
 entries (NVPTX: ``sync*`` barriers, ``load_*``/``store_*`` copies to and from shared memory and
-registers). Marks are dispatched the same way (the CPU's ``parallel``
-mark outlines its loop for libgomp); an unknown mark is transparent.
+registers). Marks are dispatched by their first word (the CPU's ``parallel`` and ``parallel
+private(sum)`` marks outline their loop for libgomp); an unknown mark is transparent.
 
 Loops are emitted as header/body/latch with a phi for the iterator, in the index type; LLVM's
 loop passes rotate and vectorize them. The CPU AST build's `LoopFacts` become loop metadata
@@ -69,7 +69,7 @@ class AstLowering:
         elif kind == _T.user:
             self.user(node.user_get_expr(), scope)
         elif kind == _T.mark:
-            handler = self.marks.get(node.mark_get_id().get_name())
+            handler = self.marks.get(node.mark_get_id().get_name().partition(" ")[0])
             if handler is None:
                 self.lower(node.mark_get_node(), scope)
             else:

@@ -21,19 +21,20 @@ reference runner's convention, so one ctypes signature calls every kernel.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import islpy as isl
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from core_compiler.cpu import PARALLEL_MARK, CpuOptions, build_ast, cpu_program
+from core_compiler.cpu import PARALLEL_MARK, CpuOptions, build_ast, cpu_program, private_arrays
+from core_compiler.deps import Dependences
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, emit_loop, statement_table
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.math_calls import HOST_MATH, declare
-from core_compiler.llvm.statements import Redirect, Scope, StatementLowering
+from core_compiler.llvm.statements import Redirect, Scope, StatementLowering, element_size
 from core_compiler.schedule import original_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
@@ -75,7 +76,7 @@ def original_ast(scop: Scop, deps: isl.UnionMap | None = None) -> isl.AstNode:
 
 
 def optimized_ast(scop: Scop, schedule: isl.Schedule, options: CpuOptions | None = None,
-                  deps: isl.UnionMap | None = None) -> isl.AstNode:  # fmt: skip
+                  deps: Dependences | None = None) -> isl.AstNode:  # fmt: skip
     """`core_compiler.cpu`'s tiled, parallel-marked AST of `schedule`."""
     return cpu_program(scop, schedule, options or CpuOptions(), deps).ast
 
@@ -168,12 +169,13 @@ class _Outliner:
 
     def outline(self, low: AstLowering, mark: isl.AstNode, scope: Scope) -> None:
         loop = mark.mark_get_node()
-        if loop.get_type() != _T.for_:
-            low.lower(loop, scope)
+        private = private_arrays(mark.mark_get_id().get_name()) or ()
+        if loop.get_type() != _T.for_ or (private and _upper_bounds(loop.for_get_cond(), _iterator(loop)) is None):
+            low.lower(loop, scope)  # without chunks, no thread knows it runs the last iteration
             return
         fields = _captured(scope)
         struct = ir.LiteralStructType([v.type for _, _, v in fields])
-        fn = self._outlined(low, loop, fields, struct)
+        fn = self._outlined(low, loop, fields, struct, private)
         b = low.builder
         with b.goto_entry_block():
             data = b.alloca(struct, name="omp.data")
@@ -185,14 +187,14 @@ class _Outliner:
         b.call(gomp, [fn, data, ir.Constant(I32, 0), ir.Constant(I32, 0)])
 
     def _outlined(self, low: AstLowering, loop: isl.AstNode, fields: list[tuple[str, str, ir.Value]],
-                  struct: ir.LiteralStructType) -> ir.Function:  # fmt: skip
+                  struct: ir.LiteralStructType, private: tuple[str, ...]) -> ir.Function:  # fmt: skip
         """``omp<k>(ptr data)`` unpacks `data` and calls ``omp<k>.body``, whose array arguments are
         ``noalias`` again (pointers loaded from a struct are not), so its loops vectorize without
         run-time alias checks."""
         module = low.builder.module
         name = f"{self.parent}.omp{self.count}"
         self.count += 1
-        body = self._body(low, loop, fields, name)
+        body = self._body(low, loop, fields, name, private)
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR]), name=name)
         fn.linkage = "internal"
         b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -207,7 +209,7 @@ class _Outliner:
         return fn
 
     def _body(self, low: AstLowering, loop: isl.AstNode, fields: list[tuple[str, str, ir.Value]],
-              name: str) -> ir.Function:  # fmt: skip
+              name: str, private: tuple[str, ...]) -> ir.Function:  # fmt: skip
         types = [v.type for _, _, v in fields] + [I64, I64]
         fn = ir.Function(low.builder.module, ir.FunctionType(ir.VoidType(), types), name=f"{name}.body")
         fn.linkage = "internal"
@@ -217,9 +219,45 @@ class _Outliner:
                 arg.add_attribute("noalias")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         scope = _scope_of(fields, list(fn.args))
-        _split_loop(low.at(b), loop, scope, fn.args[-2], fn.args[-1])
+        copies = [_PrivateCopy.of(b, low.statements, a, scope) for a in private]
+        scope = replace(scope, arrays={**scope.arrays, **{c.array: c.copy for c in copies}})
+        last = _split_loop(low.at(b), loop, scope, fn.args[-2], fn.args[-1])
+        if copies:
+            with b.if_then(last):
+                for c in copies:
+                    c.copy_out(b)
+            for c in copies:
+                b.call(declare(b.module, "free", ir.VoidType(), [PTR]), [c.copy])
         b.ret_void()
         return fn
+
+
+@dataclass(frozen=True)
+class _PrivateCopy:
+    """One thread's copy of an array of a ``parallel private(...)`` loop: allocated and filled
+    from the shared array when the thread starts; the thread that runs the loop's last iteration
+    copies it back (`core_compiler.cpu._private` says why that is the array after the loop)."""
+
+    array: str
+    shared: ir.Value
+    copy: ir.Value
+    size: ir.Value  # bytes
+
+    @staticmethod
+    def of(b: ir.IRBuilder, stmts: StatementLowering, array: str, scope: Scope) -> _PrivateCopy:
+        width = element_size(stmts.layouts[array].decl.elem_type)
+        size = b.mul(stmts.element_count(b, array, scope), ir.Constant(I64, width), flags=["nsw"])
+        copy = b.call(declare(b.module, "malloc", PTR, [I64]), [size], name=f"{array}.private")
+        shared = scope.arrays[array]
+        _memcpy(b, copy, shared, size)
+        return _PrivateCopy(array, shared, copy, size)
+
+    def copy_out(self, b: ir.IRBuilder) -> None:
+        _memcpy(b, self.shared, self.copy, self.size)
+
+
+def _memcpy(b: ir.IRBuilder, to: ir.Value, source: ir.Value, size: ir.Value) -> None:
+    b.call(declare(b.module, "memcpy", PTR, [PTR, PTR, I64]), [to, source, size])
 
 
 def _captured(scope: Scope) -> list[tuple[str, str, ir.Value]]:
@@ -245,13 +283,14 @@ def _scope_of(fields: list[tuple[str, str, ir.Value]], values: list[ir.Value]) -
 CHUNKS_PER_THREAD = 8  # the iterations of a parallel loop are dealt out in this many chunks per thread
 
 
-def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value, nth: ir.Value) -> None:
+def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value, nth: ir.Value) -> ir.Value:
     """This thread's share of `loop`: every `nth` chunk of consecutive iterations from chunk `tid`
     (OpenMP's ``schedule(static, chunk)``), chunks small enough that each thread gets several, so
     a triangular loop (``j <= i``) gives each thread a fair share of the work; or every `nth`
-    iteration from `tid` when the loop's bound is not a plain ``c <= e``."""
+    iteration from `tid` when the loop's bound is not a plain ``c <= e``. Returns whether this
+    thread ran the last iteration (false in the second case, where it is not known)."""
     b = low.builder
-    it = loop.for_get_iterator().id_get_id().get_name()
+    it = _iterator(loop)
     init, inc = low.expr(loop.for_get_init(), scope), low.expr(loop.for_get_inc(), scope)
     cond = loop.for_get_cond()
 
@@ -262,7 +301,7 @@ def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value
     bounds = _upper_bounds(cond, it)
     if bounds is None:
         emit_loop(b, tid, nth, lambda k: lower_cond(b, cond, {**scope.ints, it: b.add(init, b.mul(k, inc))}, I64), body)
-        return
+        return ir.Constant(ir.IntType(1), 0)
     ub = None
     for e, strict in bounds:
         v = lower_expr(b, e, scope.ints, I64)
@@ -282,6 +321,13 @@ def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value
         emit_loop(b, lo, ir.Constant(I64, 1), lambda k: b.icmp_signed("<", k, hi), body)
 
     emit_loop(b, b.mul(tid, chunk), stride, lambda lo: b.icmp_signed("<", lo, trips), one_chunk)
+    last = b.sdiv(b.sub(trips, ir.Constant(I64, 1)), chunk)  # the last chunk, when there is one
+    mine = b.icmp_signed("==", b.srem(last, nth), tid)
+    return b.and_(b.icmp_signed(">", trips, ir.Constant(I64, 0)), mine)
+
+
+def _iterator(loop: isl.AstNode) -> str:
+    return str(loop.for_get_iterator().id_get_id().get_name())
 
 
 def _upper_bounds(cond: isl.AstExpr, it: str) -> list[tuple[isl.AstExpr, bool]] | None:

@@ -74,9 +74,9 @@ class StatementLowering:
             rhs = e.expr(node.value)
         else:  # `t += a*b`: the add on the loop-carried chain stays an add, not an FMA
             op, term = chain or (node.op[:-1], node.value)
-            old = CValue(b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
+            old = CValue(b.load(ptr, align=element_size(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
             rhs = e.binary(op, old, e.expr(term), contract=chain is None)
-        b.store(ct.convert(b, rhs, ctype).value, ptr, align=_align(ctype))
+        b.store(ct.convert(b, rhs, ctype).value, ptr, align=element_size(ctype))
 
     def reduction_update(
         self, b: ir.IRBuilder, stmt: Statement, iters: Mapping[str, ir.Value], scope: Scope
@@ -122,6 +122,21 @@ class StatementLowering:
         elem = ct.llvm_type(lay.decl.elem_type)
         return b.gep(scope.arrays[array], [linear], inbounds=True, source_etype=elem)
 
+    def element_count(self, b: ir.IRBuilder, array: str, scope: Scope) -> ir.Value:
+        """The number of elements in `array`'s flat buffer."""
+        lay = self.layouts[array]
+        if lay.is_scalar:
+            extents = [None if e is None or isinstance(e, str) else lower_expr(b, e, scope.ints, self.ity)
+                       for e in lay.extent]  # fmt: skip
+        else:
+            extents = [None if e is None else self.affine(b, e, scope.ints) for e in lay.decl.extents]
+        count: ir.Value = ir.Constant(self.ity, 1)
+        for e in extents:
+            if e is None:
+                raise UnsupportedExpression(f"array `{array}` has a dimension of unknown size")
+            count = b.mul(count, e, flags=["nsw"])
+        return count
+
     def affine(self, b: ir.IRBuilder, a: Affine, names: Mapping[str, ir.Value]) -> ir.Value:
         out: ir.Value = ir.Constant(self.ity, a.const)
         for name, coeff in a.coeffs:
@@ -150,7 +165,8 @@ def linearize(b: ir.IRBuilder, idx: list[ir.Value], inner: list[ir.Value], ity: 
     return linear
 
 
-def _align(ctype: str) -> int:
+def element_size(ctype: str) -> int:
+    """``sizeof``, which is also the alignment, of a scalar C type."""
     t = ct.llvm_type(ctype)
     return max(1, t.width // 8) if isinstance(t, ir.IntType) else (8 if ct.canonical(ctype) == "double" else 4)
 
@@ -204,7 +220,7 @@ class _Exprs:
 
     def load(self, e: cir.Expr) -> CValue:
         ptr, ctype = self.address(e)
-        return CValue(self.b.load(ptr, align=_align(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
+        return CValue(self.b.load(ptr, align=element_size(ctype), typ=ct.llvm_type(ctype)), ct.canonical(ctype))
 
     def unary(self, e: cir.Unary) -> CValue:
         v = self.expr(e.operand)

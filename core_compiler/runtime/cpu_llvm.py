@@ -101,7 +101,7 @@ def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOp
     scop = case.analysis.scop
     options = options or CpuOptions(parallel=parallel)
     sched = compute_schedule(scop, case.analysis.deps, schedule or ScheduleOptions())
-    ast = optimized_ast(scop, sched, options, case.analysis.deps.union())
+    ast = optimized_ast(scop, sched, options, case.analysis.deps)
     suffix = ("hexplore" if options.tile_size > 1 else "untiled") + (f"_jam{options.jam}" if options.jam > 1 else "")
     if schedule is not None and not schedule.outer_coincidence:
         suffix += "_tilable"
@@ -162,7 +162,7 @@ def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFu
         return compile_original(case)
     schedule = TILABLE if variant.startswith("tilable") else DISTRIBUTED if variant.startswith("distributed") else None
     tile = 0 if variant.startswith(("untiled", "distributed")) else CpuOptions.tile_size
-    options = CpuOptions(tile_size=tile, parallel=parallel)
+    options = CpuOptions(tile_size=tile, parallel=parallel, privatize=True)
     if variant.endswith("+jam"):
         options = replace(options, jam=4)
     elif variant.endswith("+jam2"):  # 4x4 register tiles (4 on a band of two loops), whole strips unguarded

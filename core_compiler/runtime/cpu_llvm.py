@@ -23,7 +23,7 @@ from core_compiler.llvm.cpu import lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, max_threads, scalar_dtype, set_threads
 from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.runtime.compare import Comparison, compare_arrays
-from core_compiler.runtime.differential import scop_values
+from core_compiler.runtime.differential import fit_layout, scop_values
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.reference import BuildOptions, run_reference
 from core_compiler.runtime.signature import Layout, LayoutError, compute_layout, macro_defines
@@ -81,7 +81,7 @@ def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Ma
     if len(fa.functions) != 1:
         raise LayoutError(f"no function {function!r} in {path}")
     (fn,) = fa.functions
-    layout = compute_layout(fn.function, params, defines=defines)
+    layout = fit_layout(fn.function, fn.scops, compute_layout(fn.function, params, defines=defines))
     values = scop_values(fn.function, fn.scops, layout)
     return CpuCase(path, layout, values.scop, make_inputs(layout), values.ints, values.floats)
 

@@ -38,9 +38,9 @@ from core_compiler.runtime.reference import (
     call_reference,
     run_reference,
 )
-from core_compiler.runtime.signature import Layout, layout_for_source
+from core_compiler.runtime.signature import Layout, compute_layout, layout_for_source
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
-from core_compiler.scop.affine import isl_name
+from core_compiler.scop.affine import Affine, isl_name
 from core_compiler.scop.model import Scop
 
 
@@ -107,6 +107,7 @@ def device_case(
     options = ParseOptions(base.include_dirs, layout.defines, base.extra_args)
     fa = analyze_file(path, parse_options=options, options=AnalysisOptions(), only=function)
     (fn,) = fa.functions
+    layout = fit_layout(fn.function, fn.scops, layout)
     values = scop_values(fn.function, fn.scops, layout)
     sa = values.scop
     schedule = schedule or ScheduleOptions(parallel_reductions=True)
@@ -169,6 +170,7 @@ def check_c(
     """
     layout = layout_for_source(path, function, params, size_limits=size_limits)
     fa = analyze_file(path, parse_options=ParseOptions(defines=layout.defines), options=AnalysisOptions(), only=function)
+    layout = fit_layout(fa.functions[0].function, fa.functions[0].scops, layout) if fa.functions else layout
     options = COptions(cpu or CpuOptions(), schedule or ScheduleOptions(), openmp)
     generated = generate_c(fa, Path(path).read_text(encoding="utf-8"), options)
     inputs = make_inputs(layout)
@@ -201,30 +203,87 @@ def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout
     sa = _single_scop(fn, scops)
     check_footprint(sa.scop, layout)
     floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
-    ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
+    ints = _layout_ints(layout)
     prologue = _prologue_values(fn, sa, {**ints, **floats})
     return ScopValues(sa, ints, {**floats, **prologue}, prologue)
+
+
+def fit_layout(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> Layout:
+    """`layout` with room in every array of unknown outermost extent (``double *a``, ``double
+    A[][m]``) for the elements the loop nests touch at its sizes: the signature alone sizes
+    ``a`` for ``a[i * m + j]`` (one parameter per loop), not a flat n x n matrix ``a[i * n + k]``."""
+    ints = _layout_ints(layout)
+    reach: dict[str, int] = {}
+    for sa in scops:
+        for name, (_, high) in flat_reach(sa.scop, ints).items():
+            reach[name] = max(reach.get(name, 0), high + 1)
+    if all(reach.get(s.name, 0) <= s.size for s in layout.arrays):
+        return layout
+    values = {s.name: s.value for s in layout.scalars}
+    return compute_layout(fn, values, defines=layout.defines, reach=reach)
+
+
+def flat_reach(scop: Scop, ints: Mapping[str, int]) -> dict[str, tuple[int, int]]:
+    """The lowest and highest flat (row-major) index each array of the SCoP is touched at, at the
+    parameter values `ints`; arrays with an inner extent not known there are left out."""
+    params = _fixed_params(scop, ints)
+    out: dict[str, tuple[int, int]] = {}
+    for decl in scop.arrays:
+        elements = _touched(scop, decl.name).intersect_params(params)
+        strides = _strides(decl.extents, ints)
+        if decl.kind != "array" or elements.is_empty() or strides is None:
+            continue
+        box = isl.Set.from_union_set(elements)
+        flat = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(box.get_space()))
+        for d, stride in enumerate(strides):
+            flat = flat.set_coefficient_val(isl.dim_type.in_, d, isl.Val.int_from_si(scop.ctx, stride))
+        out[decl.name] = (box.min_val(flat).to_python(), box.max_val(flat).to_python())
+    return out
+
+
+def _strides(extents: tuple[Affine | None, ...], ints: Mapping[str, int]) -> list[int] | None:
+    """Row-major strides of an array whose inner extents are known at `ints`."""
+    strides = [1]
+    for e in reversed(extents[1:]):
+        if e is None or not e.names <= ints.keys():
+            return None
+        strides.insert(0, strides[0] * (e.const + sum(c * ints[n] for n, c in e.coeffs)))
+    return strides
+
+
+def _touched(scop: Scop, array: str) -> isl.UnionSet:
+    return scop.reads(array).union(scop.writes(array)).intersect_domain(scop.domains()).range()
+
+
+def _layout_ints(layout: Layout) -> dict[str, int]:
+    return {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
 
 
 def check_footprint(scop: Scop, layout: Layout) -> None:
     """`NotCheckable` when the loops, at the layout's parameter values, reach outside an array as
     declared (``double A[N][N]`` with the default ``N`` run at a larger ``n``): running that
-    would write past the array, so the user gets the element and the declaration instead."""
-    ints = {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
+    would write past the array, so the user gets the element and the declaration instead. An
+    array the SCoP indexes with more subscripts than its C type has (``a[i * n + k]`` read as
+    ``a[i][k]``) is checked in its flat buffer."""
+    ints = _layout_ints(layout)
     params = _fixed_params(scop, ints)
+    flat = flat_reach(scop, ints)
+    sizes = ", ".join(f"{k}={v}" for k, v in ints.items())
     for slot in layout.arrays:
-        touched = scop.reads(slot.name).union(scop.writes(slot.name)).intersect_domain(scop.domains())
-        elements = touched.range().intersect_params(params)
+        elements = _touched(scop, slot.name).intersect_params(params)
         if elements.is_empty() or len(slot.shape) == 0:
             continue
         box = isl.Set.from_union_set(elements)
-        for d, extent in enumerate(slot.shape):
-            low, high = box.dim_min_val(d).to_python(), box.dim_max_val(d).to_python()
+        if box.dim(isl.dim_type.set) == len(slot.shape):
+            reach = [(box.dim_min_val(d).to_python(), box.dim_max_val(d).to_python()) for d in range(len(slot.shape))]
+            extents = list(slot.shape)
+        else:
+            reach, extents = [flat.get(slot.name, (0, 0))], [slot.size]
+        for d, ((low, high), extent) in enumerate(zip(reach, extents, strict=True)):
             if low < 0 or high >= extent:
-                index = low if low < 0 else high
-                sizes = ", ".join(f"{k}={v}" for k, v in ints.items())
+                where = f"dimension {d + 1}" if len(extents) > 1 else "the flat buffer"
                 raise NotCheckable(
-                    f"at {sizes} the loops reach index {index} of dimension {d + 1} of `{slot.name}`, "
+                    f"at {sizes} the loops reach index {low if low < 0 else high} of {where} of `{slot.name}`, "
                     f"which has {extent} elements there (its declared size); give the array room "
                     f"(e.g. -D for the macro that sizes it) or run smaller sizes"
                 )

@@ -16,10 +16,9 @@ Shapes:
 - Unknown extents — a plain pointer (``double *x``), an outermost ``[]`` or a pointer to an array
   (``double (*A)[m]``) — take a ``shapes`` override (``{"x": ("n", "m + 1")}``, entries are integers
   or arithmetic over the integer parameters). Without one, the array gets at least
-  ``DEFAULT_MIN_ELEMENTS`` elements and at least ``prod(v + 1 for every integer parameter v)``
-  elements, the outermost extent rounded up to hold them. That covers any access whose linearized
-  index is below the product of the loop trip counts plus one per loop (``x[i * m + j]``,
-  ``x[i * m + j + 1]``, ``A[i + 1][j]``); anything else needs ``shapes``.
+  ``DEFAULT_MIN_ELEMENTS`` elements, at least ``prod(v + 1 for every integer parameter v)``
+  elements and at least the ``reach`` the caller computed from the loop nest (`differential.fit_layout`:
+  ``a[i * n + k]`` touches n * n elements), the outermost extent rounded up to hold them.
 """
 
 from __future__ import annotations
@@ -174,8 +173,11 @@ def compute_layout(
     *,
     shapes: Mapping[str, Sequence[Dim]] | None = None,
     defines: Sequence[str] = (),
+    reach: Mapping[str, int] | None = None,
 ) -> Layout:
-    """The layout of a call of `function` with integer parameters taken from `values`.
+    """The layout of a call of `function` with integer parameters taken from `values`; an array
+    of unknown outermost extent holds at least `reach` elements (what the loops touch, counted in
+    its flat buffer), when given.
 
     `function` must have been parsed with `defines` (they fix the macro-sized dimensions); they
     are recorded in the layout so that the build uses the same. Floating scalars take their
@@ -189,7 +191,7 @@ def compute_layout(
         if isinstance(p.type, ir.Scalar):
             slots.append(_scalar_slot(p.name, p.type, values, ints, floats))
         else:
-            slots.append(_array_slot(function.name, p, ints, shapes.get(p.name)))
+            slots.append(_array_slot(function.name, p, ints, shapes.get(p.name), (reach or {}).get(p.name, 0)))
     return Layout(function.name, tuple(slots), tuple(defines), _returns(function.return_type))
 
 
@@ -231,7 +233,7 @@ def _dtype(ctype: ir.CType, name: str) -> np.dtype:
 
 
 def _array_slot(
-    function: str, p: ir.Param, ints: Mapping[str, int], override: Sequence[Dim] | None
+    function: str, p: ir.Param, ints: Mapping[str, int], override: Sequence[Dim] | None, reach: int = 0
 ) -> ArraySlot:
     elem, dims = _element_and_dims(p)
     dtype = _dtype(elem, p.name)
@@ -240,7 +242,7 @@ def _array_slot(
     else:
         inner = tuple(_eval_expr(d, ints, p.name) for d in dims[1:])
         outer = dims[0]
-        first = _default_extent(ints, inner) if outer is None else _eval_expr(outer, ints, p.name)
+        first = _default_extent(ints, inner, reach) if outer is None else _eval_expr(outer, ints, p.name)
         shape = (first, *inner)
     return _checked(ArraySlot(p.name, str(elem), dtype, shape), function)
 
@@ -260,8 +262,8 @@ def _element_and_dims(p: ir.Param) -> tuple[ir.CType, tuple[ir.Expr | None, ...]
     raise LayoutError(f"parameter {p.name!r}: unsupported parameter type {t}")
 
 
-def _default_extent(ints: Mapping[str, int], inner: tuple[int, ...]) -> int:
-    total = max(DEFAULT_MIN_ELEMENTS, math.prod(v + 1 for v in ints.values()))
+def _default_extent(ints: Mapping[str, int], inner: tuple[int, ...], reach: int = 0) -> int:
+    total = max(DEFAULT_MIN_ELEMENTS, math.prod(v + 1 for v in ints.values()), reach)
     row = math.prod(inner)
     return -(-total // row) if row else total
 

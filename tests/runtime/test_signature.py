@@ -7,7 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core_compiler.analysis import analyze_file
 from core_compiler.runtime import LayoutError, layout_for_source, macro_defines, make_inputs
+from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.differential import NotCheckable, check_footprint, fit_layout
 from core_compiler.runtime.signature import ArraySlot, ScalarSlot
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
@@ -103,3 +106,38 @@ def test_square_matrices_are_diagonally_dominant(tmp_path: Path) -> None:
     off = np.abs(c).sum(axis=1) - np.abs(np.diag(c))
     assert (np.diag(c) > off).all()
     assert np.linalg.eigvalsh(np.tril(c) + np.tril(c, -1).T).min() > 0
+
+
+FLAT_C = """
+#include <stddef.h>
+void matmul_flat(size_t n, const double *restrict a, const double *restrict b, double *restrict c)
+{
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      double s = 0.0;
+      for (size_t k = 0; k < n; k++)
+        s += a[i * n + k] * b[k * n + j];
+      c[i * n + j] = s;
+    }
+}
+"""
+
+
+def test_pointers_get_room_for_what_the_loops_touch(tmp_path: Path) -> None:
+    """A flat n x n matrix behind ``double *``: the signature alone gives ``a`` max(64, n + 1)
+    elements, which the loops overrun at n >= 9 (the run crashed with a corrupted heap); the
+    loop nest says n * n. Such an array is checked in its flat buffer, and both builds match."""
+    path = tmp_path / "flat.c"
+    path.write_text(FLAT_C)
+    fa = analyze_file(str(path))
+    (fn,) = fa.functions
+    bare = layout_for_source(str(path), "matmul_flat", {"n": 37})
+    assert bare.slot("a").shape == (64,)
+    with pytest.raises(NotCheckable, match="reach index 1368 of the flat buffer of `a`, which has 64 elements"):
+        check_footprint(fn.scops[0].scop, bare)
+    fitted = fit_layout(fn.function, fn.scops, bare)
+    assert [fitted.slot(x).shape for x in "abc"] == [(37 * 37,)] * 3
+    check_footprint(fn.scops[0].scop, fitted)
+    for n in (37, 1, 0):
+        result = check_llvm_cpu(str(path), "matmul_flat", {"n": n}, threads=2)
+        assert result.ok, result.report()

@@ -53,6 +53,7 @@ from core_compiler.runtime.cpu_llvm import (  # noqa: E402
     prepare,
     run_jit,
 )
+from core_compiler.runtime.differential import reference_outputs  # noqa: E402
 from core_compiler.runtime.reference import BuildOptions, run_reference  # noqa: E402
 
 KERNELS = ROOT / "tests" / "kernels"
@@ -172,7 +173,7 @@ def _bench(k: dict, sizes: dict[str, int], cores: int, repeat: int, polly: bool)
         gcc.append(run_reference(path, case.layout, case.inputs, options=GCC).elapsed_s)
         one.append(_timed_run(one_jit, case, 1))
         many.append(_timed_run(many_jit, case, cores))
-    ok = all(compare_arrays(dict(expected.arrays), r[1]).ok for r in (one[0], many[0]))
+    ok = all(compare_arrays(reference_outputs(expected), case.outputs(r[1])).ok for r in (one[0], many[0]))
     t_gcc, t_one, t_many = min(gcc), min(t for t, _ in one), min(t for t, _ in many)
     t_polly = _polly(path, case, repeat) if polly else None
     size = ",".join(f"{n}={v}" for n, v in sizes.items())

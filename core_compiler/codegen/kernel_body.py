@@ -10,12 +10,13 @@ Accesses to a promoted array go to its local copy: ``shared_A[a0 - off0(T)][a1 -
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import islpy as isl
 
 from core_compiler.codegen.ast_print import CPrinter, call_parts, expr_c
-from core_compiler.codegen.statements import StatementPrinter, affine_c
+from core_compiler.codegen.statements import OPENCL_MATH, StatementPrinter, affine_c
 from core_compiler.deps import reduction_op
 from core_compiler.gpu import Kernel, Phase
 from core_compiler.memory import Promotion
@@ -31,9 +32,11 @@ class Dialect:
     atomic_add: str  # format with `ctype`: the function adding to a global element atomically
     block_id: str  # format with `dim` (0 = x) and `axis` ("x", "y", "z")
     thread_id: str
+    calls: Mapping[str, str] | None = None  # math functions by another name
 
 
-OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local", "hx_atomic_add_{ctype}", "get_group_id({dim})", "get_local_id({dim})")
+OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local", "hx_atomic_add_{ctype}", "get_group_id({dim})",
+                 "get_local_id({dim})", OPENCL_MATH)  # fmt: skip
 CUDA = Dialect("__syncthreads();", "__shared__", "atomicAdd", "blockIdx.{axis}", "threadIdx.{axis}")
 
 # OpenCL has no floating-point atomic addition: compare-and-swap on the bits (64-bit atomics are
@@ -55,7 +58,7 @@ inline void hx_atomic_add_int(__global int *p, int v) { atomic_add(p, v); }
 
 class KernelPrinter(StatementPrinter):
     def __init__(self, scop: Scop, kernel: Kernel, dialect: Dialect) -> None:
-        super().__init__(scop, "flat")
+        super().__init__(scop, "flat", calls=dialect.calls)
         self.kernel = kernel
         self.dialect = dialect
         self.promoted = {p.array: p for p in kernel.promotions}

@@ -9,6 +9,7 @@ the nest are expanded over the loops around their declaration (``s[(i) - lo]``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import islpy as isl
@@ -70,12 +71,22 @@ def extent_c(e: isl.AstExpr | str | None) -> str:
     return e if isinstance(e, str) else f"({expr_c(e)})"
 
 
+# C's float versions of the math functions; OpenCL C overloads the plain names on the argument type
+OPENCL_MATH = {
+    name: name[:-1]
+    for name in ("sqrtf", "expf", "logf", "powf", "fabsf", "sinf", "cosf", "tanf", "tanhf", "floorf", "ceilf",
+                 "fmaxf", "fminf", "fmodf")
+}  # fmt: skip
+
+
 class StatementPrinter:
-    def __init__(self, scop: Scop, layout: str, scalars_by_pointer: bool = True) -> None:
+    def __init__(self, scop: Scop, layout: str, scalars_by_pointer: bool = True,
+                 calls: Mapping[str, str] | None = None) -> None:  # fmt: skip
         self.scop = scop
         self.layout = layout  # "c" | "flat"
         self.arrays = array_layouts(scop)
         self.scalars_by_pointer = scalars_by_pointer
+        self.calls = calls or {}  # math functions by another name (`OPENCL_MATH`)
         self._accesses: dict[str, dict[object, AccessInfo]] = {}
         for s in scop.statements:
             self._accesses[s.name] = {a.info.node: a.info for a in (*s.reads, *s.writes)}
@@ -112,7 +123,7 @@ class StatementPrinter:
             c, t, o = (self.expr(x, subst, acc) for x in (e.cond, e.then, e.other))
             return f"({c} ? {t} : {o})"
         if isinstance(e, ir.Call):
-            return f"{e.name}({', '.join(self.expr(a, subst, acc) for a in e.args)})"
+            return f"{self.calls.get(e.name, e.name)}({', '.join(self.expr(a, subst, acc) for a in e.args)})"
         if isinstance(e, ir.Cast):
             return f"(({e.type})({self.expr(e.operand, subst, acc)}))"
         raise ValueError(f"cannot generate code for `{e}`")

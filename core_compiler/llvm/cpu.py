@@ -97,13 +97,17 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
             a.add_attribute("noalias")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     scope = entry_scope(b, scop, args, list(fn.args))
+    stack = scope
     if source_order:
         assert not parallel, "a source-order function runs sequentially"
-        scope = _locals_on_stack(b, scop, scope)
+        stack = _locals_on_stack(b, scop, scope)
     stmts = StatementLowering(scop, HOST_MATH, I64)
     outliner = _Outliner(name)
     marks = {PARALLEL_MARK: outliner.outline} if parallel else {}
-    AstLowering(b, stmts, {**statement_table(stmts), **(users or {})}, marks).lower(ast, scope)
+    AstLowering(b, stmts, {**statement_table(stmts), **(users or {})}, marks).lower(ast, stack)
+    for a in scop.arrays:  # what a function returns after the nest may read them (``return s;``)
+        if a.kind == "local-scalar" and not a.extents and stack is not scope:
+            b.store(b.load(stack.redirect[a.name](b, []), typ=ct.llvm_type(a.elem_type)), scope.arrays[a.name])
     b.ret_void()
     _trampoline(module, fn, args)
     return CpuModule(name, f"hx_call_{name}", args, str(module), outliner.count)

@@ -23,7 +23,13 @@ from core_compiler.llvm.cpu import lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, max_threads, scalar_dtype, set_threads
 from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.runtime.compare import Comparison, compare_arrays
-from core_compiler.runtime.differential import fit_layout, scop_values
+from core_compiler.runtime.differential import (
+    ScopValues,
+    fit_layout,
+    reference_outputs,
+    result_outputs,
+    scop_values,
+)
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.reference import BuildOptions, run_reference
 from core_compiler.runtime.signature import Layout, LayoutError, compute_layout, macro_defines
@@ -41,6 +47,13 @@ class CpuCase:
     inputs: Mapping[str, np.ndarray] = field(repr=False)
     ints: Mapping[str, int]
     floats: Mapping[str, float]  # floating parameters and the scalars declared before the SCoP
+    values: ScopValues  # the above, and what the function returns after the SCoP
+
+    def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """What a run is checked on: the function's arrays, and its return value computed from
+        the scalars the run wrote (`run_jit` returns both)."""
+        mine = {s.name: arrays[s.name] for s in self.layout.arrays}
+        return {**mine, **result_outputs(self.values, arrays, self.layout.return_dtype)}
 
 
 @dataclass(frozen=True)
@@ -83,7 +96,7 @@ def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Ma
     (fn,) = fa.functions
     layout = fit_layout(fn.function, fn.scops, compute_layout(fn.function, params, defines=defines))
     values = scop_values(fn.function, fn.scops, layout)
-    return CpuCase(path, layout, values.scop, make_inputs(layout), values.ints, values.floats)
+    return CpuCase(path, layout, values.scop, make_inputs(layout), values.ints, values.floats, values)
 
 
 def compile_original(case: CpuCase) -> JitFunction:
@@ -286,14 +299,17 @@ def _duration(seconds: float) -> str:
 
 
 def run_jit(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], float]:
-    """Call `jit` on fresh copies of the case's inputs; the function's arrays and the call's time."""
+    """Call `jit` on fresh copies of the case's inputs; the function's arrays and the scalars the
+    loop nest wrote (`CpuCase.outputs` picks what to check), and the call's time."""
     arrays = {s.name: aligned_copy(case.inputs[s.name]) for s in case.layout.arrays}
-    values: dict[str, object] = {**case.ints, **case.floats, **arrays, **_scratch(case)}
+    scratch = _scratch(case)
+    values: dict[str, object] = {**case.ints, **case.floats, **arrays, **scratch}
     for spec in jit.module.args:
         if spec.name not in values:
             raise KeyError(f"no value for `{spec.name}` of {jit.module.name}")
     elapsed = jit(values)
-    return arrays, elapsed
+    written = {a.name for a in case.analysis.scop.arrays if a.kind != "array" and not a.extents}
+    return {**arrays, **{n: b for n, b in scratch.items() if n in written}}, elapsed
 
 
 def aligned_copy(a: np.ndarray) -> np.ndarray:
@@ -343,7 +359,7 @@ def check_llvm_cpu(
     return LlvmCpuResult(
         function,
         dict(params),
-        {v: compare_arrays(dict(expected.arrays), got) for v, got in results.items()},
+        {v: compare_arrays(reference_outputs(expected), case.outputs(got)) for v, got in results.items()},
         choice,
         expected.elapsed_s,
         seconds,

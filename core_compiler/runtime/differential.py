@@ -84,11 +84,15 @@ class DeviceCase:
         """`inputs` through the reference and through `runtime`: the device run, the comparison
         of every array, and the reference's time."""
         expected = call_reference(self.reference, self.layout, inputs)
-        arrays = {s.name: np.array(inputs[s.name], copy=True) for s in self.layout.arrays}
         v = self.values
+        arrays = {s.name: np.array(inputs[s.name], copy=True) for s in self.layout.arrays}
+        if v.result is not None:  # the scalars it may read come back too
+            arrays.update({a.name: np.zeros(1) for a in v.scop.scop.arrays if a.kind != "array" and not a.extents})
         run = runtime.run(self.program, arrays, v.ints, v.floats, initial_scalars=v.prologue)
         actual = {n: np.asarray(run.arrays[n]).reshape(np.shape(a)) if n in run.arrays else a for n, a in arrays.items()}
-        return run, compare_arrays(dict(expected.arrays), actual), expected.elapsed_s
+        outputs = {s.name: actual[s.name] for s in self.layout.arrays}
+        outputs.update(result_outputs(v, actual, self.layout.return_dtype))
+        return run, compare_arrays(reference_outputs(expected), outputs), expected.elapsed_s
 
 
 def device_case(
@@ -177,11 +181,11 @@ def check_c(
     expected = run_reference(path, layout, inputs)
     build = BuildOptions(extra_flags=("-fopenmp",) if openmp else ())
     actual = run_reference(path, layout, inputs, text=generated.source, options=build)
-    comparison = compare_arrays(_outputs(expected), _outputs(actual))
+    comparison = compare_arrays(reference_outputs(expected), reference_outputs(actual))
     return DiffResult(function, dict(params), comparison, len(generated.scops))
 
 
-def _outputs(result: ReferenceResult) -> dict[str, np.ndarray]:
+def reference_outputs(result: ReferenceResult) -> dict[str, np.ndarray]:
     """Every array after the call, and the return value (as `return`) when there is one."""
     out = {name: np.asarray(a) for name, a in result.arrays.items()}
     if result.returned is not None:
@@ -195,17 +199,29 @@ class ScopValues:
     ints: dict[str, int]  # integer parameters
     floats: dict[str, float]  # floating parameters and the scalars declared before the SCoP
     prologue: dict[str, float]  # the scalars declared before the SCoP alone
+    arrays: frozenset[str] = frozenset()  # the function's array parameters
+    result: ir.Expr | None = None  # what the function returns after the SCoP
 
 
 def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> ScopValues:
     """What running generated code for `fn` needs besides its arrays; `NotCheckable` when the
     body is not one SCoP plus scalar set-up."""
-    sa = _single_scop(fn, scops)
+    sa, result = _single_scop(fn, scops)
     check_footprint(sa.scop, layout)
     floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
     ints = _layout_ints(layout)
     prologue = _prologue_values(fn, sa, {**ints, **floats})
-    return ScopValues(sa, ints, {**floats, **prologue}, prologue)
+    arrays = frozenset(s.name for s in layout.arrays)
+    if result is not None:
+        written = {a.name: 1.0 for a in sa.scop.arrays if a.kind != "array" and not a.extents}
+        trial = {**ints, **floats, **prologue, **written, **{s.name: np.ones(s.shape) for s in layout.arrays}}
+        if _eval(result, trial) is None:
+            raise NotCheckable(f"cannot compute what `{fn.name}` returns (line {_line(fn)}) from its arrays and scalars")
+    return ScopValues(sa, ints, {**floats, **prologue}, prologue, arrays, result)
+
+
+def _line(fn: ir.Function) -> int:
+    return fn.body[-1].range.line
 
 
 def fit_layout(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> Layout:
@@ -302,15 +318,31 @@ def _is_int(ctype: str) -> bool:
     return ctype not in ("float", "double", "long double")
 
 
-def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> ScopAnalysis:
+def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[ScopAnalysis, ir.Expr | None]:
+    """The one SCoP, and what the function returns after it (``return sqrt(s);``), if anything."""
     if len(scops) != 1:
         raise NotCheckable(f"`{fn.name}` has {len(scops)} SCoPs; the check needs exactly one")
     sa = scops[0]
     inside = set(map(id, sa.scop.region.stmts))
-    for s in fn.body:
+    body, result = list(fn.body), None
+    last = body[-1] if body else None
+    if isinstance(last, ir.Jump) and last.kind == "return" and last.value is not None and id(last) not in inside:
+        body, result = body[:-1], last.value
+    for s in body:
         if id(s) not in inside and not isinstance(s, ir.Decl):
             raise NotCheckable(f"`{fn.name}` has a statement outside its SCoP at line {s.range.line}")
-    return sa
+    return sa, result
+
+
+def result_outputs(values: ScopValues, arrays: Mapping[str, np.ndarray], dtype: np.dtype | None) -> dict[str, np.ndarray]:
+    """``{"return": value}`` as `_outputs` has it for the reference: the function's return
+    expression evaluated on what the run left in `arrays` (its arrays and the scalars the SCoP
+    wrote); {} for a function that returns nothing."""
+    if values.result is None or dtype is None:
+        return {}
+    env = {**values.ints, **values.floats, **{n: a.reshape(-1)[0] if a.size == 1 and n not in values.arrays else a for n, a in arrays.items()}}
+    value = _eval(values.result, env)
+    return {"return": np.asarray(dtype.type(np.nan if value is None else value).item())}  # C's rounding, the reference's kind
 
 
 def _prologue_values(fn: ir.Function, sa: ScopAnalysis, env: dict[str, float | int]) -> dict[str, float]:
@@ -331,18 +363,25 @@ def _prologue_values(fn: ir.Function, sa: ScopAnalysis, env: dict[str, float | i
 _MATH = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "fabs": abs, "pow": math.pow, "fmax": max, "fmin": min}
 
 
-def _eval(e: ir.Expr, env: Mapping[str, float | int]) -> float | None:
+def _eval(e: ir.Expr, env: Mapping[str, object]) -> float | None:
+    """`e` on the scalars (and arrays, numpy) of `env`; None when it cannot be computed here."""
     try:
         return float(_value(e, env))
-    except (KeyError, ValueError, ZeroDivisionError, TypeError):
+    except (KeyError, ValueError, ZeroDivisionError, TypeError, IndexError):
         return None
 
 
-def _value(e: ir.Expr, env: Mapping[str, float | int]) -> float:
+def _value(e: ir.Expr, env: Mapping[str, object]) -> float:
     if isinstance(e, ir.IntLit | ir.FloatLit):
         return e.value
     if isinstance(e, ir.Var):
-        return env[e.name]
+        return float(env[e.name])  # type: ignore[arg-type]
+    if isinstance(e, ir.Subscript):
+        array = env[e.base]
+        index = tuple(int(_value(i, env)) for i in e.indices)
+        if not isinstance(array, np.ndarray) or min(index, default=0) < 0:
+            raise IndexError(e.base)
+        return float(array[index])
     if isinstance(e, ir.Cast):
         v = _value(e.operand, env)
         return float(int(v)) if isinstance(e.type, ir.Scalar) and e.type.is_integer else v
@@ -360,5 +399,7 @@ def _value(e: ir.Expr, env: Mapping[str, float | int]) -> float:
         }
         if e.op == "/":
             return a / b
+        if e.op == "%":
+            return math.fmod(a, b)  # C's sign: the dividend's
         return float(ops[e.op])
     raise ValueError(f"cannot evaluate `{e}`")

@@ -71,6 +71,11 @@ CASES = [
         "*(x + i)",
     ),
     (
+        "PointerArithmetic",  # `*p` is `p[0]`, but `*pp` is no named array
+        "typedef double *row;\nvoid f(int n, row *pp) { for (int i = 0; i < n; i++) **pp += 1.0; }",
+        "**pp",
+    ),
+    (
         "UnstructuredControlFlow",
         "void f(int n, double *x) { for (int i = 0; i < n; i++) { if (i > 5) break; x[i] = 0; } }",
         "break",

@@ -372,6 +372,9 @@ class Lowerer:
         children = list(cur.get_children())
         if op in ("-", "+", "!", "~") and children:
             return ir.Unary(op, self.expr(children[0]), rng)
+        if op == "*" and children and _unwrap(children[0]).kind == K.DECL_REF_EXPR:  # `*out` is `out[0]`
+            base = _unwrap(children[0])
+            return ir.Subscript(base.spelling, (ir.IntLit(0, rng),), rng, self.range(base))
         if op == "*":
             return self.opaque(cur, "PointerArithmetic", "a pointer dereference (`*p`)")
         if op == "&":

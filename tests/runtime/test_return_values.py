@@ -32,6 +32,12 @@ float sasum(int n, const float *x) {
     s += fabsf(x[i]);
   return s;
 }
+void ddot_out(int n, const double *x, const double *y, double *out) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += x[i] * y[i];
+  *out = s;
+}
 double last(int n, double a[n]) {
   for (int i = 1; i < n; i++)
     a[i] += a[i - 1];
@@ -53,17 +59,18 @@ def path(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(p)
 
 
-@pytest.mark.parametrize("function", ["ddot", "dnrm2", "sasum", "last"])
+@pytest.mark.parametrize("function", ["ddot", "dnrm2", "sasum", "last", "ddot_out"])
 def test_the_return_value_is_checked_on_the_cpu_and_on_opencl(path: str, function: str) -> None:
     for n in (37, 1) if function == "last" else (37, 1, 0):
         cpu = check_llvm_cpu(path, function, {"n": n}, threads=2)
-        assert cpu.ok and all("return" in {a.name for a in c.arrays} for c in cpu.variants.values()), cpu.report()
+        checked = "out" if function == "ddot_out" else "return"  # `*out = s` is `out[0] = s`, in the SCoP
+        assert cpu.ok and all(checked in {a.name for a in c.arrays} for c in cpu.variants.values()), cpu.report()
         runtime = OpenCLRuntime()
         try:
             device = check_device(path, function, {"n": n}, runtime)
         finally:
             runtime.close()
-        assert device.ok and "return" in {a.name for a in device.comparison.arrays}, device.comparison.report()
+        assert device.ok and checked in {a.name for a in device.comparison.arrays}, device.comparison.report()
 
 
 def test_a_wrong_return_value_is_a_mismatch(path: str) -> None:
@@ -78,5 +85,5 @@ def test_a_wrong_return_value_is_a_mismatch(path: str) -> None:
 
 
 def test_a_return_value_it_cannot_compute_is_said_so(path: str) -> None:
-    with pytest.raises(NotCheckable, match=r"cannot compute what `opaque` returns \(line 30\)"):
+    with pytest.raises(NotCheckable, match=r"cannot compute what `opaque` returns \(line 36\)"):
         prepare(path, "opaque", {"n": 5})

@@ -148,6 +148,19 @@ def test_delinearization_records_its_assumption() -> None:
     assert d.range == range_of(src, "i * m + j")
 
 
+def test_a_flat_array_read_and_written_in_one_nest_is_delinearized_once() -> None:
+    """Rodinia's hotspot and lud index one flat array several times (``a[r * m + c - 1]`` next to
+    ``a[(r + 1) * m + c]``): every access is split by the same row size."""
+    src = "void f(int n, int m, float *a) { for (int r = 1; r < n - 1; r++) for (int c = 1; c < m - 1; c++) a[(r + 1) * m + c] = a[r * m + c - 1] + a[r * m + c + 1]; }"
+    fa = analyze(src).functions[0]
+    (sa,) = fa.scops
+    accesses = [str(a.relation) for a in (*sa.scop.statements[0].reads, *sa.scop.statements[0].writes)]
+    assert [x for x in ("a[r, -1 + c]", "a[r, 1 + c]", "a[1 + r, c]") if any(x in a for a in accesses)] == ["a[r, -1 + c]", "a[r, 1 + c]", "a[1 + r, c]"], accesses
+    assert len(named(list(fa.remarks), "Delinearized")) == 1
+    mixed = "void f(int n, int m, float *a) { for (int r = 0; r < n; r++) for (int c = 0; c < m; c++) a[r * m + c] = a[c]; }"
+    assert named(remarks(mixed), "NonAffineSubscript")  # a plain subscript next to the 2-D ones
+
+
 def test_no_alias_assumption_and_restrict() -> None:
     plain = "void f(int n, double *x, double *y) { for (int i = 0; i < n; i++) y[i] = x[i]; }"
     assert named(remarks(plain), "NoAliasAssumption")

@@ -369,7 +369,7 @@ class _Walker:
                 array=e.base,
             )
             return None
-        if aff.kind == "product" and n_idx == 1 and n_dims == 1:
+        if aff.kind == "product" and n_idx == 1 and (n_dims == 1 or e.base in self.delinearized):
             split = self.try_delinearize(idx, e, allowed)
             if split is not None:
                 return split

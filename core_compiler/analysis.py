@@ -16,7 +16,7 @@ from core_compiler.frontend import ParseOptions, ir, run_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.detect import assumption_remarks, detect_scops
-from core_compiler.scop.model import Scop, build_model
+from core_compiler.scop.model import Scop, build_model, negative_division
 from core_compiler.scop.region import RegionInfo
 
 
@@ -126,6 +126,18 @@ def _model_and_deps(
             region.range,
             fn.name,
             detail=str(e),
+        )
+    negative = negative_division(scop)
+    if negative is not None:
+        what, rng = negative
+        return missed(
+            "polyhedral-model",
+            "NegativeDivision",
+            f"{what} divides a value that can be negative here: C rounds such a quotient toward "
+            "zero (-3 / 2 is -1) where hexplore's model rounds down (-2), so this loop nest is not "
+            "modeled",
+            rng,
+            fn.name,
         )
     return ScopAnalysis(scop, deps)
 

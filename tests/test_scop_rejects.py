@@ -71,6 +71,16 @@ CASES = [
         "*(x + i)",
     ),
     (
+        "NegativeDivision",  # C's (0 - 3) / 2 is -1, floor's -2
+        "void f(int n, double *a, double *b) { for (int i = 0; i < n; i++) b[i] = a[(i - 3) / 2 + 2]; }",
+        "a[(i - 3) / 2 + 2]",
+    ),
+    (
+        "NegativeDivision",  # at n = 2 C runs i = 0 once, floor's bound -1 not at all
+        "void f(int n, double *a) { for (int i = 0; i <= (n - 3) / 2; i++) a[i] = 0; }",
+        "for (int i = 0; i <= (n - 3) / 2; i++)",
+    ),
+    (
         "PointerArithmetic",  # `*p` is `p[0]`, but `*pp` is no named array
         "typedef double *row;\nvoid f(int n, row *pp) { for (int i = 0; i < n; i++) **pp += 1.0; }",
         "**pp",
@@ -159,6 +169,12 @@ def test_a_flat_array_read_and_written_in_one_nest_is_delinearized_once() -> Non
     assert len(named(list(fa.remarks), "Delinearized")) == 1
     mixed = "void f(int n, int m, float *a) { for (int r = 0; r < n; r++) for (int c = 0; c < m; c++) a[r * m + c] = a[c]; }"
     assert named(remarks(mixed), "NonAffineSubscript")  # a plain subscript next to the 2-D ones
+
+
+def test_division_of_what_cannot_be_negative_is_modeled() -> None:
+    src = "void f(int n, double *a, double *b) { for (int i = 0; i < n; i++) b[i] = a[i / 2] + a[(i + 5) % 4]; }"
+    assert len(analyze(src).functions[0].scops) == 1
+    assert not named(remarks(src), "NegativeDivision")
 
 
 def test_no_alias_assumption_and_restrict() -> None:

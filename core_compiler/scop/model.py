@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from core_compiler.scop.affine import Affine, dnf_isl, isl_name
+from core_compiler.scop.affine import Affine, Dnf, dnf_isl, is_atom, isl_name
 from core_compiler.scop.region import AccessInfo, ArrayDecl, LoopInfo, RegionInfo, StmtInfo
 from core_compiler.source import SourceRange
 
@@ -153,3 +153,38 @@ def _extent(ctx: isl.Context, params: str, a: ArrayDecl) -> isl.Set:
         cons.append(f"0 <= {name}" + (f" < {Affine.isl(ext)}" if ext is not None else ""))
     body = " and ".join(cons) or "true"
     return isl.Set.read_from_str(ctx, f"{params} -> {{ {isl_name(a.name)}[{', '.join(names)}] : {body} }}")
+
+
+def negative_division(scop: Scop) -> tuple[str, SourceRange] | None:
+    """A subscript, loop bound or condition whose ``/`` or ``%`` can divide a negative value: C
+    rounds that toward zero, the model's ``floor``/``mod`` round down (``(i - 3) / 2`` at ``i = 0``:
+    C gives -1, floor -2). What it is (``the subscript `a[(i - 3) / 2]```) and where, or None."""
+    params = "[" + ", ".join(isl_name(p) for p in scop.params) + "]"
+    for st in scop.statements:
+        s = st.info
+        iters = ", ".join(isl_name(i) for i in s.iterators)
+        for a in (*s.reads, *s.writes):
+            if _negative(scop.ctx, params, s.name, iters, [n for i in a.indices for n in i.names], st.domain):
+                return f"the subscript `{a.text}`", a.range
+        plain = [c for c in s.constraints if not any(is_atom(n) for n in _names(c))]
+        conditions = " and ".join(f"({dnf_isl(c)})" for c in plain) or "true"
+        around = isl.Set.read_from_str(scop.ctx, f"{params} -> {{ {s.name}[{iters}] : {conditions} }}")
+        for c in s.constraints:
+            if _negative(scop.ctx, params, s.name, iters, _names(c), around):
+                return "a loop bound or condition", (s.loops[-1].header_range if s.loops else s.node.range)
+    return None
+
+
+def _names(dnf: Dnf) -> list[str]:
+    return [n for conj in dnf for c in conj for n in c.expr.names]
+
+
+def _negative(ctx: isl.Context, params: str, stmt: str, iters: str, names: list[str], where: isl.Set) -> bool:
+    for name in names:
+        if not is_atom(name):
+            continue
+        numerator = name[len("floor(("):name.rindex(")/")] if name.startswith("floor(") else name[2:name.rindex(") mod ")]
+        below = isl.Set.read_from_str(ctx, f"{params} -> {{ {stmt}[{iters}] : {numerator} < 0 }}")
+        if not below.intersect(where).is_empty():
+            return True
+    return False

@@ -177,6 +177,27 @@ def test_division_of_what_cannot_be_negative_is_modeled() -> None:
     assert not named(remarks(src), "NegativeDivision")
 
 
+def test_a_counter_read_after_its_loop_keeps_the_loop_unmodeled() -> None:
+    """Generated loops count with their own variables: ``cnt[0] = it`` would read garbage."""
+    src = "void f(int n, double *a, int *cnt) { int it; for (it = 0; it < n; it++) a[it] += 1.0; cnt[0] = it; }"
+    fa = analyze(src).functions[0]
+    assert not fa.scops
+    (r,) = named(list(fa.remarks), "UnsupportedStatement")
+    assert r.range.col == src.rindex("it;") + 1 and "read after the loop it counts" in r.message
+    again = "void f(int n, double *a) { int it; for (it = 0; it < n; it++) a[it] = 1; for (it = 0; it < n; it++) a[it] += it; }"
+    assert len(analyze(again).functions[0].scops) == 1  # counting again is a new value
+
+
+def test_a_shadowed_scalar_is_not_merged_with_the_outer_one() -> None:
+    """The ``s`` after the inner loop is the outer ``s``: only the inner loop is modeled."""
+    src = ("void f(int n, double *b, double *c, double *d) { for (int i = 0; i < n; i++) { double s = b[i];"
+           " for (int j = 0; j < n; j++) { double s = b[j]; c[j] = s; } d[i] = s; } }")  # fmt: skip
+    fa = analyze(src).functions[0]
+    (sa,) = fa.scops
+    assert [lp.var for lp in sa.scop.loops] == ["j"] and len(sa.scop.statements) == 2
+    assert named(list(fa.remarks), "UnsupportedStatement")
+
+
 def test_no_alias_assumption_and_restrict() -> None:
     plain = "void f(int n, double *x, double *y) { for (int i = 0; i < n; i++) y[i] = x[i]; }"
     assert named(remarks(plain), "NoAliasAssumption")

@@ -198,7 +198,7 @@ class ScopValues:
     scop: ScopAnalysis  # the function's one SCoP
     ints: dict[str, int]  # integer parameters
     floats: dict[str, float]  # floating parameters and the scalars declared before the SCoP
-    prologue: dict[str, float]  # the scalars declared before the SCoP alone
+    prologue: dict[str, float | int]  # the scalars declared before the SCoP alone
     arrays: frozenset[str] = frozenset()  # the function's array parameters
     result: ir.Expr | None = None  # what the function returns after the SCoP
 
@@ -207,10 +207,11 @@ def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout
     """What running generated code for `fn` needs besides its arrays; `NotCheckable` when the
     body is not one SCoP plus scalar set-up."""
     sa, result = _single_scop(fn, scops)
-    check_footprint(sa.scop, layout)
     floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
     ints = _layout_ints(layout)
     prologue = _prologue_values(fn, sa, {**ints, **floats})
+    ints.update({k: v for k, v in prologue.items() if isinstance(v, int) and k in sa.scop.params})
+    check_footprint(sa.scop, layout, ints)
     arrays = frozenset(s.name for s in layout.arrays)
     if result is not None:
         written = {a.name: 1.0 for a in sa.scop.arrays if a.kind != "array" and not a.extents}
@@ -253,7 +254,9 @@ def flat_reach(scop: Scop, ints: Mapping[str, int]) -> dict[str, tuple[int, int]
         flat = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(box.get_space()))
         for d, stride in enumerate(strides):
             flat = flat.set_coefficient_val(isl.dim_type.in_, d, isl.Val.int_from_si(scop.ctx, stride))
-        out[decl.name] = (box.min_val(flat).to_python(), box.max_val(flat).to_python())
+        low, high = box.min_val(flat), box.max_val(flat)
+        if low.is_int() and high.is_int():  # else a size of the loops is not known here
+            out[decl.name] = (low.to_python(), high.to_python())
     return out
 
 
@@ -275,13 +278,13 @@ def _layout_ints(layout: Layout) -> dict[str, int]:
     return {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
 
 
-def check_footprint(scop: Scop, layout: Layout) -> None:
+def check_footprint(scop: Scop, layout: Layout, ints: Mapping[str, int] | None = None) -> None:
     """`NotCheckable` when the loops, at the layout's parameter values, reach outside an array as
     declared (``double A[N][N]`` with the default ``N`` run at a larger ``n``): running that
     would write past the array, so the user gets the element and the declaration instead. An
     array the SCoP indexes with more subscripts than its C type has (``a[i * n + k]`` read as
-    ``a[i][k]``) is checked in its flat buffer."""
-    ints = _layout_ints(layout)
+    ``a[i][k]``) is checked in its flat buffer. `ints`: the sizes, when not only the layout's."""
+    ints = dict(ints) if ints is not None else _layout_ints(layout)
     params = _fixed_params(scop, ints)
     flat = flat_reach(scop, ints)
     sizes = ", ".join(f"{k}={v}" for k, v in ints.items())
@@ -291,7 +294,10 @@ def check_footprint(scop: Scop, layout: Layout) -> None:
             continue
         box = isl.Set.from_union_set(elements)
         if box.dim(isl.dim_type.set) == len(slot.shape):
-            reach = [(box.dim_min_val(d).to_python(), box.dim_max_val(d).to_python()) for d in range(len(slot.shape))]
+            vals = [(box.dim_min_val(d), box.dim_max_val(d)) for d in range(len(slot.shape))]
+            if not all(v.is_int() for pair in vals for v in pair):
+                raise NotCheckable(f"a size of the loops that touch `{slot.name}` has no value here; give it with --param")
+            reach = [(low.to_python(), high.to_python()) for low, high in vals]
             extents = list(slot.shape)
         else:
             reach, extents = [flat.get(slot.name, (0, 0))], [slot.size]
@@ -321,7 +327,10 @@ def _is_int(ctype: str) -> bool:
 def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[ScopAnalysis, ir.Expr | None]:
     """The one SCoP, and what the function returns after it (``return sqrt(s);``), if anything."""
     if len(scops) != 1:
-        raise NotCheckable(f"`{fn.name}` has {len(scops)} SCoPs; the check needs exactly one")
+        raise NotCheckable(
+            f"`{fn.name}` has {len(scops)} loop nests hexplore models; a run checks a function that is one "
+            "such nest (plus scalar set-up and a return)"
+        )
     sa = scops[0]
     inside = set(map(id, sa.scop.region.stmts))
     body, result = list(fn.body), None
@@ -330,7 +339,10 @@ def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[Scop
         body, result = body[:-1], last.value
     for s in body:
         if id(s) not in inside and not isinstance(s, ir.Decl):
-            raise NotCheckable(f"`{fn.name}` has a statement outside its SCoP at line {s.range.line}")
+            raise NotCheckable(
+                f"`{fn.name}` has code outside the loop nest hexplore models (line {s.range.line}); a run "
+                "checks a function that is one such nest (plus scalar set-up and a return)"
+            )
     return sa, result
 
 
@@ -345,9 +357,10 @@ def result_outputs(values: ScopValues, arrays: Mapping[str, np.ndarray], dtype: 
     return {"return": np.asarray(dtype.type(np.nan if value is None else value).item())}  # C's rounding, the reference's kind
 
 
-def _prologue_values(fn: ir.Function, sa: ScopAnalysis, env: dict[str, float | int]) -> dict[str, float]:
-    """Scalars declared before the SCoP, evaluated from the parameters."""
-    values: dict[str, float] = {}
+def _prologue_values(fn: ir.Function, sa: ScopAnalysis, env: dict[str, float | int]) -> dict[str, float | int]:
+    """Scalars declared before the SCoP, evaluated from the parameters (integers with C's
+    integer arithmetic: ``const int h = n / 2;`` is a size of the loops)."""
+    values: dict[str, float | int] = {}
     first = sa.scop.region.stmts[0]
     for s in fn.body:
         if s is first:
@@ -356,7 +369,8 @@ def _prologue_values(fn: ir.Function, sa: ScopAnalysis, env: dict[str, float | i
             value = _eval(s.init, {**env, **values})
             if value is None:
                 raise NotCheckable(f"cannot evaluate the initializer of `{s.name}` at line {s.range.line}")
-            values[s.name] = value
+            integer = isinstance(s.type, ir.Scalar) and s.type.is_integer
+            values[s.name] = int(value) if integer else value
     return values
 
 
@@ -372,10 +386,12 @@ def _eval(e: ir.Expr, env: Mapping[str, object]) -> float | None:
 
 
 def _value(e: ir.Expr, env: Mapping[str, object]) -> float:
+    """Python ints stand for C integers (``/`` truncates), floats for floating values."""
     if isinstance(e, ir.IntLit | ir.FloatLit):
         return e.value
     if isinstance(e, ir.Var):
-        return float(env[e.name])  # type: ignore[arg-type]
+        v = env[e.name]
+        return v if isinstance(v, int) else float(v)  # type: ignore[arg-type]
     if isinstance(e, ir.Subscript):
         array = env[e.base]
         index = tuple(int(_value(i, env)) for i in e.indices)
@@ -384,7 +400,7 @@ def _value(e: ir.Expr, env: Mapping[str, object]) -> float:
         return float(array[index])
     if isinstance(e, ir.Cast):
         v = _value(e.operand, env)
-        return float(int(v)) if isinstance(e.type, ir.Scalar) and e.type.is_integer else v
+        return int(v) if isinstance(e.type, ir.Scalar) and e.type.is_integer else float(v)
     if isinstance(e, ir.Unary) and e.op == "-":
         return -_value(e.operand, env)
     if isinstance(e, ir.Ternary):
@@ -397,9 +413,10 @@ def _value(e: ir.Expr, env: Mapping[str, object]) -> float:
             "+": a + b, "-": a - b, "*": a * b, "<": a < b, "<=": a <= b, ">": a > b,
             ">=": a >= b, "==": a == b, "!=": a != b,
         }
+        integers = isinstance(a, int) and isinstance(b, int)
         if e.op == "/":
-            return a / b
+            return int(math.copysign(abs(a) // abs(b), a * b)) if integers else a / b  # C truncates
         if e.op == "%":
-            return math.fmod(a, b)  # C's sign: the dividend's
-        return float(ops[e.op])
+            return int(math.fmod(a, b)) if integers else math.fmod(a, b)  # C's sign: the dividend's
+        return ops[e.op] if e.op in "+-*" else float(ops[e.op])
     raise ValueError(f"cannot evaluate `{e}`")

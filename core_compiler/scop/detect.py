@@ -39,6 +39,38 @@ def _is_allocation(e: ir.Expr | None) -> bool:
     return isinstance(e, ir.Call) and e.name in _ALLOCATORS
 
 
+def _counter_read_later(function: ir.Function, s: ir.Stmt) -> Problem | None:
+    """A loop of `s` whose counter is declared before it and read after it (``int i; for (i = 0;
+    ...) ...; cnt = i;``): generated loops count with their own variables, so `s` is not modeled."""
+    outside = {f.var for f in _fors(s) if not f.declares_var}
+    if not outside:
+        return None
+    end = (s.range.end_line, s.range.end_col)
+    for v in _reads(function.body, outside):
+        if (v.range.line, v.range.col) >= end:
+            message = f"`{v.name}` is read after the loop it counts; its value there is not modeled"
+            return Problem("UnsupportedStatement", message, v.range)
+    return None
+
+
+def _fors(s: ir.Stmt) -> list[ir.For]:
+    return ([s] if isinstance(s, ir.For) else []) + [f for c in ir.sub_statements(s) for f in _fors(c)]
+
+
+def _reads(block: tuple[ir.Stmt, ...], names: set[str]) -> list[ir.Var]:
+    """The reads of `names` in `block`, except in loops that count with them (a new value)."""
+    out: list[ir.Var] = []
+    for s in block:
+        if isinstance(s, ir.For) and s.var in names:
+            continue
+        exprs = [getattr(s, f) for f in ("value", "init", "cond", "expr") if isinstance(getattr(s, f, None), ir.Expr)]
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript):
+            exprs.append(s.target)
+        out += [e for x in exprs for e in ir.walk_expr(x) if isinstance(e, ir.Var) and e.name in names]
+        out += _reads(ir.sub_statements(s), names)
+    return out
+
+
 def _has_loop(s: ir.Stmt) -> bool:
     if isinstance(s, ir.For | ir.OtherLoop):
         return True
@@ -61,6 +93,9 @@ class _Scanner:
                 if _is_allocation(s.init):
                     self.fresh.add(s.name)
             result = check_region(self.function, (s,), symbols, frozenset(self.fresh))
+            late = _counter_read_later(self.function, s)
+            if late is not None:
+                result = [late]
             if isinstance(result, RegionInfo) or (isinstance(s, ir.Decl) and s.init is None):
                 run.append(s)
                 continue

@@ -238,8 +238,8 @@ class _Walker:
         return used + self.block(s.other, _Ctx(ctx.loops, (*ctx.constraints, else_c), shifted))
 
     def decl(self, s: ir.Decl, ctx: _Ctx) -> int:
-        self.symbols[s.name] = s.type
         if not isinstance(s.type, ir.Scalar):
+            self.symbols[s.name] = s.type
             self.problem(
                 "UnsupportedStatement",
                 f"the local array or pointer `{s.name}` declared inside the loop nest is not "
@@ -247,6 +247,16 @@ class _Walker:
                 s.range,
             )
             return 0
+        earlier = self.symbols.get(s.name) if s.name in self.local_scalar_dims else None
+        if earlier is not None and (earlier != s.type or self.local_scalar_dims[s.name] != ctx.iterators):
+            self.problem(
+                "UnsupportedStatement",
+                f"`{s.name}` is declared a second time in this loop nest, with another type or inside "
+                "other loops; hexplore would treat both as one variable, so give them different names",
+                s.range,
+            )
+            return 0
+        self.symbols[s.name] = s.type
         self.local_scalar_dims[s.name] = ctx.iterators
         if s.init is None:
             return 0
@@ -418,6 +428,13 @@ class _Walker:
             if is_write:
                 self.problem("NonCanonicalLoop", f"the loop counter `{name}` is assigned", v.range)
             return None
+        if not is_write and any(loop.var == name for loop in self.loops):
+            self.problem(
+                "UnsupportedStatement",
+                f"`{name}` is read after the loop it counts; its final value is not modeled",
+                v.range,
+            )
+            return None
         typ = self.type_of(name, v)
         if not is_write and name not in self.written:
             if isinstance(typ, ir.Scalar) and not typ.is_integer:
@@ -429,6 +446,13 @@ class _Walker:
             self.problem("UnsupportedExpression", f"`{name}` is not a scalar variable", v.range)
             return None
         dims = self.local_scalar_dims.get(name, ())
+        if not set(dims) <= set(ctx.iterators):  # past the loop that declares it: another `name`
+            self.problem(
+                "UnsupportedStatement",
+                f"this `{name}` is not the one declared inside the loop above it; give them different names",
+                v.range,
+            )
+            return None
         kind = "local-scalar" if name in self.local_scalar_dims else "scalar"
         if name not in self.arrays:
             extents: tuple[Affine | None, ...] = tuple(None for _ in dims)

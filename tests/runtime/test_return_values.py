@@ -4,6 +4,8 @@ the float versions of the math functions (``fabsf``) get OpenCL's overloaded nam
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core_compiler.runtime.compare import compare_arrays
@@ -87,3 +89,12 @@ def test_a_wrong_return_value_is_a_mismatch(path: str) -> None:
 def test_a_return_value_it_cannot_compute_is_said_so(path: str) -> None:
     with pytest.raises(NotCheckable, match=r"cannot compute what `opaque` returns \(line 36\)"):
         prepare(path, "opaque", {"n": 5})
+
+
+def test_a_size_computed_before_the_loops_is_given_its_value(tmp_path: Path) -> None:
+    """``const int h = n / 2;`` bounds the loops: it gets C's value (18 at n = 37, not 18.5)."""
+    path = tmp_path / "half.c"
+    path.write_text("void half(int n, double *a) {\n  const int h = n / 2;\n  for (int i = 0; i < h; i++)\n    a[i] = a[i + h] - a[i];\n}\n")
+    assert prepare(str(path), "half", {"n": 37}).ints["h"] == 18
+    for n in (37, 1, 0):
+        assert check_llvm_cpu(str(path), "half", {"n": n}).ok

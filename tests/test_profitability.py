@@ -332,7 +332,7 @@ SKEWED = """void f(int n, int m, double A[n][n]) {
 GUARDED = """void f(int n, int m, double A[n][n]) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
-      if ((i - m) / 3 >= j)
+      if ((i + 2) / 3 >= j - m)
         A[i][j] = 1.0;
 }
 """

@@ -213,7 +213,7 @@ async def test_failing_runs_show_their_message() -> None:
         await settle(app, pilot)
         assert app.last_run is not None and not app.last_run.ok
         out = static_text(app, "#run-output")
-        assert "verdict: not checkable" in out and "has 0 SCoPs" in out
+        assert "verdict: not checkable" in out and "has 0 loop nests hexplore models" in out
         app.query_one("#param-n", Input).value = "0"
         await pilot.press("r")
         assert "sizes must be positive integers: n" in static_text(app, "#run-output")

@@ -236,7 +236,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     fn = fa.functions[0].function
     sizes = {p.name: DEFAULT_SIZE for p in fn.params if isinstance(p.type, ir.Scalar) and p.type.is_integer}
-    sizes.update(given)
+    for name in sorted(set(given) - set(sizes)):
+        known = ", ".join(sizes) or "none"
+        print(f"hexplore: warning: `{args.function}` has no integer parameter `{name}` (it has: {known}); "
+              f"--param {name}=... is ignored", file=sys.stderr)  # fmt: skip
+    sizes.update({k: v for k, v in given.items() if k in sizes})
     parse = ParseOptions(tuple(args.include), tuple(args.define))
     report = run_function(args.file, args.function, args.device, sizes, args.timeout, max(args.repeat, 1), parse)
     print(json.dumps(report.to_json()) if args.json else run_text(report))

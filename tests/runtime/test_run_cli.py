@@ -91,6 +91,13 @@ def test_bad_param_is_a_clear_error(path: str, capsys: pytest.CaptureFixture[str
     assert "--param expects NAME=INTEGER, got 'n'" in capsys.readouterr().err
 
 
+def test_a_misspelled_param_is_named_not_silently_dropped(path: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", path, "--function", "mm", "--param", "N=5", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "`mm` has no integer parameter `N` (it has: n); --param N=... is ignored" in captured.err
+    assert json.loads(captured.out)["params"] == {"n": 64}
+
+
 def test_run_needs_a_function(path: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", path]) == 2
     assert "run needs --function" in capsys.readouterr().err

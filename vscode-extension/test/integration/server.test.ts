@@ -238,7 +238,7 @@ test('hexplore/run answers what the run command prints', opts, async () => {
   const r = (await request(RUN, { uri, function: 'scatter_add', sizes: { n: 12 }, timeoutSeconds: 60 })) as RunResult;
   const lines = formatRunResult('scatter_add', r);
   assert.deepEqual(lines.map((l) => l.replace(/; [\d.]+ ms$/, '; … ms')), [
-    'hexplore run scatter_add: not-checkable — `scatter_add` has 0 SCoPs; the check needs exactly one',
+    'hexplore run scatter_add: not-checkable — `scatter_add` has 0 loop nests hexplore models; a run checks a function that is one such nest (plus scalar set-up and a return)',
     '  sizes: n=12; kernels: 0; … ms',
   ]);
 });

@@ -18,6 +18,7 @@ from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.detect import assumption_remarks, detect_scops
 from core_compiler.scop.model import Scop, build_model, negative_division
 from core_compiler.scop.region import RegionInfo
+from core_compiler.source import SourceRange
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,9 @@ def _model_and_deps(
             lambda: (build_model(fn.name, index, region, ctx), []),
             render.scop_model,
         )
+        negative = negative_division(scop)  # isl work too: inside the budget's try
+        if negative is not None:
+            return _negative_division(fn, *negative)
         deps, _ = trace.run(
             f"dependences[{index}]", lambda: (compute_dependences(scop), []), render.dependences
         )
@@ -127,19 +131,18 @@ def _model_and_deps(
             fn.name,
             detail=str(e),
         )
-    negative = negative_division(scop)
-    if negative is not None:
-        what, rng = negative
-        return missed(
-            "polyhedral-model",
-            "NegativeDivision",
-            f"{what} divides a value that can be negative here: C rounds such a quotient toward "
-            "zero (-3 / 2 is -1) where hexplore's model rounds down (-2), so this loop nest is not "
-            "modeled",
-            rng,
-            fn.name,
-        )
     return ScopAnalysis(scop, deps)
+
+
+def _negative_division(fn: ir.Function, what: str, rng: SourceRange) -> Remark:
+    return missed(
+        "polyhedral-model",
+        "NegativeDivision",
+        f"{what} divides a value that can be negative here: C rounds such a quotient toward zero "
+        "(-3 / 2 is -1) where hexplore's model rounds down (-2), so this loop nest is not modeled",
+        rng,
+        fn.name,
+    )
 
 
 def scop_remarks(sa: ScopAnalysis) -> list[Remark]:

@@ -105,8 +105,8 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
     outliner = _Outliner(name)
     marks = {PARALLEL_MARK: outliner.outline} if parallel else {}
     AstLowering(b, stmts, {**statement_table(stmts), **(users or {})}, marks).lower(ast, stack)
-    for a in scop.arrays:  # what a function returns after the nest may read them (``return s;``)
-        if a.kind == "local-scalar" and not a.extents and stack is not scope:
+    for a in scop.arrays if source_order else ():  # a `return s;` after the nest reads them
+        if a.kind == "local-scalar" and not a.extents:
             b.store(b.load(stack.redirect[a.name](b, []), typ=ct.llvm_type(a.elem_type)), scope.arrays[a.name])
     b.ret_void()
     _trampoline(module, fn, args)

@@ -131,7 +131,7 @@ def _measure_cpu(path: str, function: str, params: dict[str, int], repeat: int, 
     if failed:  # every variant is checked, also those that were not the fastest
         report = replace(report, message=f"the {failed[0][0]} code differs:\n{report.message}")
     choice = runs[-1].choice
-    note = " ".join(r.message for r in choice.remarks)
+    note = "; ".join(r.message for r in choice.remarks)
     return replace(report, runs=repeat, variant=choice.runs, note=note)
 
 

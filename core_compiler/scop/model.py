@@ -134,7 +134,11 @@ def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statem
     def access(a: AccessInfo, is_write: bool) -> Access:
         idx = ", ".join(i.isl() for i in a.indices)
         rel = isl.Map.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] -> {isl_name(a.array)}[{idx}] }}")
-        return Access(a.array, rel.intersect_domain(domain), a, is_write)
+        where = domain
+        if a.guard:  # read on one side of `?:`/`&&`/`||` only
+            guard = " and ".join(f"({dnf_isl(c)})" for c in a.guard)
+            where = where.intersect(isl.Set.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] : {guard} }}"))
+        return Access(a.array, rel.intersect_domain(where), a, is_write)
 
     return Statement(
         s.name,

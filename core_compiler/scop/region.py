@@ -9,7 +9,7 @@ each with a stable reason name, a message for a C programmer and the exact range
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core_compiler.frontend import ir
 from core_compiler.scop.affine import (
@@ -58,6 +58,7 @@ class AccessInfo:
     range: SourceRange
     text: str
     node: ir.Subscript | ir.Var  # the IR node (ranges alone collide inside macro expansions)
+    guard: tuple[Dnf, ...] = ()  # conditions of `?:`, `&&`, `||` under which C evaluates the read
 
 
 @dataclass(frozen=True)
@@ -300,11 +301,13 @@ class _Walker:
 
     # --------------------------------------------------------------------------- accesses
 
-    def reads(self, e: ir.Expr, ctx: _Ctx, allowed: object) -> Iterator[AccessInfo]:
+    def reads(self, e: ir.Expr, ctx: _Ctx, allowed: object, guard: tuple[Dnf, ...] = ()) -> Iterator[AccessInfo]:
+        """The reads `e` makes; those C evaluates only on one side of a `?:`, `&&` or `||` with an
+        affine condition carry that condition as their guard (`i > 0 ? u[i-1] : 0` never reads `u[-1]`)."""
         if isinstance(e, ir.Subscript | ir.Var):
             acc = self.access(e, ctx, allowed, is_write=False)
             if acc is not None:
-                yield acc
+                yield replace(acc, guard=guard) if guard else acc
             return
         if isinstance(e, ir.Call) and e.name not in PURE_MATH:
             self.problem(
@@ -317,8 +320,8 @@ class _Walker:
         if isinstance(e, ir.OpaqueExpr):
             self.problem(e.reason, e.message, e.range)
             return
-        for sub in ir.sub_expressions(e):
-            yield from self.reads(sub, ctx, allowed)
+        for sub, sub_guard in _guarded(e, allowed):
+            yield from self.reads(sub, ctx, allowed, guard + sub_guard)
 
     def access(self, e: ir.Var | ir.Subscript, ctx: _Ctx, allowed: object, is_write: bool) -> AccessInfo | None:
         if isinstance(e, ir.Var):
@@ -530,6 +533,22 @@ class _Walker:
 
     def problem(self, reason: str, message: str, rng: SourceRange, **args: str) -> None:
         self.problems.append(Problem(reason, message, rng, tuple(sorted(args.items()))))
+
+
+def _guarded(e: ir.Expr, allowed: object) -> Iterator[tuple[ir.Expr, tuple[Dnf, ...]]]:
+    """The operands of `e`, each with the extra condition under which C evaluates it."""
+    if isinstance(e, ir.Ternary):
+        yes = condition(e.cond, allowed)  # type: ignore[arg-type]
+        no = condition(e.cond, allowed, negate=True)  # type: ignore[arg-type]
+        if not isinstance(yes, NotAffine) and not isinstance(no, NotAffine):
+            yield from ((e.cond, ()), (e.then, (yes,)), (e.other, (no,)))
+            return
+    if isinstance(e, ir.Binary) and e.op in ("&&", "||"):
+        lhs = condition(e.lhs, allowed, negate=e.op == "||")  # type: ignore[arg-type]
+        if not isinstance(lhs, NotAffine):
+            yield from ((e.lhs, ()), (e.rhs, (lhs,)))
+            return
+    yield from ((sub, ()) for sub in ir.sub_expressions(e))
 
 
 def _placeholder(var: str) -> LoopInfo:

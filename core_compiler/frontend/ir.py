@@ -11,7 +11,7 @@ body=(Assign(Subscript("A", (Var("i"),)), "+=", Binary("*", IntLit(2), Var("x"))
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core_compiler.source import SourceRange
 
@@ -313,6 +313,19 @@ def sub_expressions(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, Call):
         return expr.args
     return ()
+
+
+def with_sub_expressions(expr: Expr, subs: tuple[Expr, ...]) -> Expr:
+    """`expr` with its `sub_expressions` replaced by `subs` (in the same order)."""
+    if isinstance(expr, Subscript | Call):
+        return replace(expr, indices=subs) if isinstance(expr, Subscript) else replace(expr, args=subs)
+    if isinstance(expr, Unary | Cast):
+        return replace(expr, operand=subs[0])
+    if isinstance(expr, Binary):
+        return replace(expr, lhs=subs[0], rhs=subs[1])
+    if isinstance(expr, Ternary):
+        return replace(expr, cond=subs[0], then=subs[1], other=subs[2])
+    return expr
 
 
 def walk_expr(expr: Expr):  # type: ignore[no-untyped-def]

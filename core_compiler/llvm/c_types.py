@@ -35,9 +35,13 @@ class CValue:
 
 def canonical(ctype: str) -> str:
     """``signed int`` → ``int``; ``long int`` → ``long``: the spellings `_INT_BITS` knows."""
-    words = ctype.replace("signed int", "int").replace("long int", "long").split()
-    text = " ".join(w for w in words if w not in ("const", "volatile", "restrict"))
-    return {"signed": "int", "unsigned": "unsigned int", "signed long": "long"}.get(text, text)
+    words = [w for w in ctype.split() if w not in ("const", "volatile", "restrict")]
+    if "int" in words and len(words) > 1 and words != ["unsigned", "int"]:  # `long int`, `signed int`
+        words.remove("int")
+    if words[:1] == ["signed"] and words != ["signed", "char"]:
+        words = words[1:] or ["int"]
+    text = " ".join(words)
+    return {"unsigned": "unsigned int"}.get(text, text)
 
 
 def llvm_type(ctype: str) -> ir.Type:

@@ -11,7 +11,7 @@ Failures carry the offending sub-expression, so that remarks point at exactly th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core_compiler.frontend import ir
 
@@ -183,6 +183,9 @@ def condition(expr: ir.Expr, allowed: Callable[[str], bool], negate: bool = Fals
             return lhs + rhs
         return tuple(a + b for a in lhs for b in rhs)
     if isinstance(expr, ir.Binary) and expr.op in _FLIP:
+        split = _split_choice(expr)
+        if split is not None:
+            return condition(split, allowed, negate)
         left = affine(expr.lhs, allowed)
         if isinstance(left, NotAffine):
             return left
@@ -195,6 +198,64 @@ def condition(expr: ir.Expr, allowed: Callable[[str], bool], negate: bool = Fals
     if isinstance(value, NotAffine):
         return value
     return _compare(value, "==" if negate else "!=")
+
+
+def hoist_choice(e: ir.Expr) -> ir.Expr:
+    """``f(c ? t : u)`` as ``c ? f(t) : f(u)`` through the integer arithmetic around a `?:`, so that
+    each side can be affine on its own: ``MIN(ii + 32, n) - 1`` is
+    ``ii + 32 < n ? ii + 32 - 1 : n - 1``."""
+    if isinstance(e, ir.Ternary):
+        return replace(e, then=hoist_choice(e.then), other=hoist_choice(e.other))
+    if isinstance(e, ir.Unary | ir.Cast):
+        inner = hoist_choice(e.operand)
+        if isinstance(inner, ir.Ternary):
+            return replace(inner, then=hoist_choice(replace(e, operand=inner.then)),
+                           other=hoist_choice(replace(e, operand=inner.other)))  # fmt: skip
+        return replace(e, operand=inner)
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/", "%"):
+        lhs, rhs = hoist_choice(e.lhs), hoist_choice(e.rhs)
+        if isinstance(lhs, ir.Ternary):
+            return replace(lhs, then=hoist_choice(replace(e, lhs=lhs.then, rhs=rhs)),
+                           other=hoist_choice(replace(e, lhs=lhs.other, rhs=rhs)))  # fmt: skip
+        if isinstance(rhs, ir.Ternary):
+            return replace(rhs, then=hoist_choice(replace(e, lhs=lhs, rhs=rhs.then)),
+                           other=hoist_choice(replace(e, lhs=lhs, rhs=rhs.other)))  # fmt: skip
+        return replace(e, lhs=lhs, rhs=rhs)
+    return e
+
+
+def choose_elements(e: ir.Expr) -> ir.Expr:
+    """``a[c ? t : u]`` read as ``c ? a[t] : a[u]``, the same value: a MIN or MAX in a subscript
+    becomes two plain reads, each made on its side of the condition."""
+    subs = ir.sub_expressions(e)
+    chosen = tuple(choose_elements(x) for x in subs)
+    if any(a is not b for a, b in zip(chosen, subs, strict=True)):
+        e = ir.with_sub_expressions(e, chosen)
+    if not isinstance(e, ir.Subscript):
+        return e
+    for k, index in enumerate(e.indices):
+        split = hoist_choice(index)
+        if isinstance(split, ir.Ternary):
+            def at(x: ir.Expr, e: ir.Subscript = e, k: int = k) -> ir.Expr:
+                return choose_elements(replace(e, indices=(*e.indices[:k], x, *e.indices[k + 1 :])))
+
+            return ir.Ternary(split.cond, at(split.then), at(split.other), e.range)
+    return e
+
+
+def _split_choice(cmp: ir.Binary) -> ir.Expr | None:
+    """``x < (c ? t : u)`` as ``(c && x < t) || (!c && x < u)``; None without a `?:` operand."""
+    lhs, rhs = hoist_choice(cmp.lhs), hoist_choice(cmp.rhs)
+    for side in (lhs, rhs):
+        if isinstance(side, ir.Ternary):
+            def pick(x: ir.Expr, side: ir.Ternary = side) -> ir.Expr:
+                return replace(cmp, lhs=x if side is lhs else lhs, rhs=x if side is rhs else rhs)
+
+            r = cmp.range
+            yes = ir.Binary("&&", side.cond, pick(side.then), r)
+            no = ir.Binary("&&", ir.Unary("!", side.cond, r), pick(side.other), r)
+            return ir.Binary("||", yes, no, r)
+    return None
 
 
 _FLIP = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}

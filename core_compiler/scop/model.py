@@ -9,6 +9,7 @@ Example (matmul, ``C[i][j] = 0`` then ``C[i][j] += A[i][k]*B[k][j]``)::
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import islpy as isl
@@ -160,22 +161,19 @@ def _extent(ctx: isl.Context, params: str, a: ArrayDecl) -> isl.Set:
 
 
 def negative_division(scop: Scop) -> tuple[str, SourceRange] | None:
-    """A subscript, loop bound or condition whose ``/`` or ``%`` can divide a negative value: C
-    rounds that toward zero, the model's ``floor``/``mod`` round down (``(i - 3) / 2`` at ``i = 0``:
-    C gives -1, floor -2). What it is (``the subscript `a[(i - 3) / 2]```) and where, or None."""
+    """A subscript, loop bound or condition whose ``/`` or ``%`` C rounds otherwise than the model:
+    C rounds a negative quotient toward zero, the model's ``floor``/``mod`` round down
+    (``(i - 3) / 2`` at ``i = 0``: C gives -1, floor -2). What it is (``the subscript
+    `a[(i - 3) / 2]```) and where, or None."""
     params = "[" + ", ".join(isl_name(p) for p in scop.params) + "]"
     for st in scop.statements:
         s = st.info
         iters = ", ".join(isl_name(i) for i in s.iterators)
+        if _rounding_matters(scop.ctx, f"{params} -> {{ {s.name}[{iters}]", s.constraints, st.domain):
+            return "a loop bound or condition", (s.loops[-1].header_range if s.loops else s.node.range)
         for a in (*s.reads, *s.writes):
             if _negative(scop.ctx, params, s.name, iters, [n for i in a.indices for n in i.names], st.domain):
                 return f"the subscript `{a.text}`", a.range
-        plain = [c for c in s.constraints if not any(is_atom(n) for n in _names(c))]
-        conditions = " and ".join(f"({dnf_isl(c)})" for c in plain) or "true"
-        around = isl.Set.read_from_str(scop.ctx, f"{params} -> {{ {s.name}[{iters}] : {conditions} }}")
-        for c in s.constraints:
-            if _negative(scop.ctx, params, s.name, iters, _names(c), around):
-                return "a loop bound or condition", (s.loops[-1].header_range if s.loops else s.node.range)
     return None
 
 
@@ -183,12 +181,42 @@ def _names(dnf: Dnf) -> list[str]:
     return [n for conj in dnf for c in conj for n in c.expr.names]
 
 
+def _rounding_matters(ctx: isl.Context, head: str, constraints: tuple[Dnf, ...], domain: isl.Set) -> bool:
+    """Whether the instances C runs differ from `domain`, where each ``/`` and ``%`` rounds down:
+    C's set is the union, over the signs of the numerators, of the constraints with each negative
+    numerator's quotient rounded toward zero (``-floor(-e/k)``)."""
+    atoms = sorted({n for c in constraints for n in _names(c) if is_atom(n)}, key=len, reverse=True)
+    if not atoms:
+        return False
+    if len(atoms) > 4 or any(a in b for a in atoms for b in atoms if a != b):  # many, or nested
+        plain = [c for c in constraints if not any(is_atom(n) for n in _names(c))]
+        around = isl.Set.read_from_str(ctx, f"{head} : {' and '.join(f'({dnf_isl(c)})' for c in plain) or 'true'} }}")
+        return any(not around.intersect(_below(ctx, head, a)).is_empty() for a in atoms)
+    text = " and ".join(f"({dnf_isl(c)})" for c in constraints)
+    c_set = isl.Set.empty(domain.get_space())
+    for signs in itertools.product((True, False), repeat=len(atoms)):
+        piece, guards = text, []
+        for atom, nonnegative in zip(atoms, signs, strict=True):
+            numerator, toward_zero = _parts(atom)
+            guards.append(f"{numerator} >= 0" if nonnegative else f"{numerator} < 0")
+            piece = piece if nonnegative else piece.replace(atom, toward_zero)
+        c_set = c_set.union(isl.Set.read_from_str(ctx, f"{head} : {' and '.join(guards)} and {piece} }}"))
+    return not c_set.is_equal(domain)
+
+
+def _parts(atom: str) -> tuple[str, str]:
+    """``floor((e)/k)`` or ``((e) mod k)``: the numerator `e`, and C's value where `e` < 0."""
+    if atom.startswith("floor("):
+        numerator, k = atom[len("floor(("):atom.rindex(")/")], atom[atom.rindex(")/") + 2 : -1]
+        return numerator, f"(-floor((-({numerator}))/{k}))"
+    numerator, k = atom[2:atom.rindex(") mod ")], atom[atom.rindex(") mod ") + 6 : -1]
+    return numerator, f"(-((-({numerator})) mod {k}))"
+
+
 def _negative(ctx: isl.Context, params: str, stmt: str, iters: str, names: list[str], where: isl.Set) -> bool:
-    for name in names:
-        if not is_atom(name):
-            continue
-        numerator = name[len("floor(("):name.rindex(")/")] if name.startswith("floor(") else name[2:name.rindex(") mod ")]
-        below = isl.Set.read_from_str(ctx, f"{params} -> {{ {stmt}[{iters}] : {numerator} < 0 }}")
-        if not below.intersect(where).is_empty():
-            return True
-    return False
+    head = f"{params} -> {{ {stmt}[{iters}]"
+    return any(is_atom(n) and not _below(ctx, head, n).intersect(where).is_empty() for n in names)
+
+
+def _below(ctx: isl.Context, head: str, atom: str) -> isl.Set:
+    return isl.Set.read_from_str(ctx, f"{head} : {_parts(atom)[0]} < 0 }}")

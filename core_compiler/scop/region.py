@@ -18,8 +18,10 @@ from core_compiler.scop.affine import (
     Dnf,
     NotAffine,
     affine,
+    choose_elements,
     condition,
     delinearize,
+    hoist_choice,
     is_atom,
     polynomial,
 )
@@ -43,7 +45,7 @@ class LoopInfo:
     id: str  # "L0", "L1", … in source order within the region
     var: str
     depth: int  # 0 for outermost
-    init: Affine
+    start: Dnf  # `var >= init` (`<=` for negative steps), with the stride
     cond: Dnf
     step: int
     range: SourceRange
@@ -185,10 +187,9 @@ class _Walker:
         return 1
 
     def for_loop(self, s: ir.For, ctx: _Ctx) -> None:
-        allowed = self.allowed(ctx)
-        init = self.affine_or_problem(s.init, allowed, "NonAffineLoopBound", f"the start of loop `{s.var}`")
         inner = _Ctx(ctx.loops, ctx.constraints, ctx.position)
         inner_allowed = self.allowed(_Ctx((*ctx.loops, _placeholder(s.var)), ctx.constraints))
+        lower = self.loop_start(s, self.allowed(ctx), inner_allowed)
         cond = condition(s.cond, inner_allowed)  # type: ignore[arg-type]
         if isinstance(cond, NotAffine):
             self.non_affine(cond, "NonAffineLoopBound", f"the condition of loop `{s.var}`")
@@ -206,14 +207,14 @@ class _Walker:
                     f"the loop counter `{s.var}` is changed inside the loop body",
                     w[1],
                 )
-        if isinstance(init, NotAffine) or isinstance(cond, NotAffine):
+        if lower is None or isinstance(cond, NotAffine):
             self.block(s.body, inner)  # keep looking for other problems inside
             return
         loop = LoopInfo(
             f"L{len(self.loops)}",
             s.var,
             len(ctx.loops),
-            init,
+            lower,
             cond,
             s.step,
             s.range,
@@ -221,9 +222,22 @@ class _Walker:
             ctx.loops[-1].id if ctx.loops else None,
         )
         self.loops.append(loop)
-        lower = _lower_bound(s.var, init, s.step)
         body_ctx = _Ctx((*ctx.loops, loop), (*ctx.constraints, lower, cond), (*ctx.position, 0))
         self.block(s.body, body_ctx)
+
+    def loop_start(self, s: ir.For, allowed: object, inner_allowed: object) -> Dnf | None:
+        """``var >= init`` (``<=`` counting down) as a condition; None after a remark."""
+        what = f"the start of loop `{s.var}`"
+        init = hoist_choice(s.init)
+        if isinstance(init, ir.Ternary) and abs(s.step) == 1:  # `j = MAX(0, i - 2)`
+            var = ir.Var(s.var, s.init.range, ir.Scalar("int"))
+            start = condition(ir.Binary(">=" if s.step > 0 else "<=", var, init, s.init.range), inner_allowed)  # type: ignore[arg-type]
+            if isinstance(start, NotAffine):
+                self.non_affine(start, "NonAffineLoopBound", what)
+                return None
+            return start
+        aff = self.affine_or_problem(s.init, allowed, "NonAffineLoopBound", what)
+        return None if isinstance(aff, NotAffine) else _lower_bound(s.var, aff, s.step)
 
     def if_stmt(self, s: ir.If, ctx: _Ctx) -> int:
         allowed = self.allowed(ctx)
@@ -265,6 +279,8 @@ class _Walker:
         return 1
 
     def assign(self, s: ir.Assign, ctx: _Ctx) -> None:
+        value = choose_elements(s.value)  # `a[MIN(i, n - 1)]` read as `i < n - 1 ? a[i] : a[n - 1]`
+        s = s if value is s.value else replace(s, value=value)
         allowed = self.allowed(ctx)
         write = self.access(s.target, ctx, allowed, is_write=True)
         reads = list(self.reads(s.value, ctx, allowed))
@@ -552,7 +568,7 @@ def _guarded(e: ir.Expr, allowed: object) -> Iterator[tuple[ir.Expr, tuple[Dnf, 
 
 
 def _placeholder(var: str) -> LoopInfo:
-    return LoopInfo("?", var, 0, Affine.of({}), (), 1, _NONE, _NONE, None)
+    return LoopInfo("?", var, 0, (), (), 1, _NONE, _NONE, None)
 
 
 _NONE = SourceRange("<none>", 0, 0, 0, 0)

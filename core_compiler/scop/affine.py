@@ -207,21 +207,20 @@ def hoist_choice(e: ir.Expr) -> ir.Expr:
     if isinstance(e, ir.Ternary):
         return replace(e, then=hoist_choice(e.then), other=hoist_choice(e.other))
     if isinstance(e, ir.Unary | ir.Cast):
-        inner = hoist_choice(e.operand)
-        if isinstance(inner, ir.Ternary):
-            return replace(inner, then=hoist_choice(replace(e, operand=inner.then)),
-                           other=hoist_choice(replace(e, operand=inner.other)))  # fmt: skip
-        return replace(e, operand=inner)
+        return _through(hoist_choice(e.operand), lambda x: replace(e, operand=x))
     if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/", "%"):
         lhs, rhs = hoist_choice(e.lhs), hoist_choice(e.rhs)
         if isinstance(lhs, ir.Ternary):
-            return replace(lhs, then=hoist_choice(replace(e, lhs=lhs.then, rhs=rhs)),
-                           other=hoist_choice(replace(e, lhs=lhs.other, rhs=rhs)))  # fmt: skip
-        if isinstance(rhs, ir.Ternary):
-            return replace(rhs, then=hoist_choice(replace(e, lhs=lhs, rhs=rhs.then)),
-                           other=hoist_choice(replace(e, lhs=lhs, rhs=rhs.other)))  # fmt: skip
-        return replace(e, lhs=lhs, rhs=rhs)
+            return _through(lhs, lambda x: replace(e, lhs=x, rhs=rhs))
+        return _through(rhs, lambda x: replace(e, lhs=lhs, rhs=x))
     return e
+
+
+def _through(operand: ir.Expr, rebuild: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
+    """`rebuild(operand)`, moved into both sides when `operand` is a `?:`."""
+    if not isinstance(operand, ir.Ternary):
+        return rebuild(operand)
+    return replace(operand, then=hoist_choice(rebuild(operand.then)), other=hoist_choice(rebuild(operand.other)))
 
 
 def choose_elements(e: ir.Expr) -> ir.Expr:

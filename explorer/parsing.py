@@ -4,8 +4,8 @@ The first parse builds a precompiled preamble (the ``#include`` block), so a rep
 costs a few milliseconds instead of a full parse. The parse also yields what the per-function
 cache needs *before* lowering anything: each function definition's exact text and position, and a
 digest of everything outside function bodies (macros, typedefs, globals, prototypes and the headers of
-the other definitions), which a function's meaning can depend on even when its own text did not
-change.
+the other definitions) and of the one-``return`` helpers that calls are inlined from, which a
+function's meaning can depend on even when its own text did not change.
 
 Lowering is per function (`ParsedFile.lower`), so unchanged functions are never lowered again.
 This reaches one level below `core_compiler.frontend.run_frontend`, whose whole-file parse and
@@ -23,7 +23,7 @@ import clang.cindex as ci
 
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.frontend.clang_parse import clang_args, diagnostics_as_remarks
-from core_compiler.frontend.lower import Lowerer
+from core_compiler.frontend.lower import Lowerer, returned_expression
 from core_compiler.remarks import Remark
 
 _K = ci.CursorKind
@@ -51,7 +51,7 @@ class ParsedFile:
     text: str
     functions: tuple[FunctionSource, ...]
     errors: tuple[Remark, ...]  # syntax errors of the whole file
-    context: str  # digest of the text outside function definitions
+    context: str  # digest of the text outside function bodies, and of inlinable helpers
     _lowerer: Lowerer | None = field(repr=False)  # None when the file could not be parsed at all
     cacheable: bool = True
 
@@ -119,7 +119,8 @@ def _read(path: str, text: str, tu: ci.TranslationUnit) -> ParsedFile:
         functions.append(
             FunctionSource(cur.spelling, body, start.line, start.column, end.line, end.column, cur)
         )
-        spans.append((_body_start(cur, start.offset), end.offset))
+        if returned_expression(cur) is None:  # a one-`return` helper stays whole: callers inline it
+            spans.append((_body_start(cur, start.offset), end.offset))
     errors = tuple(diagnostics_as_remarks(tu, path))
     # After clang's error limit, what a function lowers to depends on where clang stopped: such a
     # parse is not cacheable (it is rare, and its functions mostly have errors anyway).
@@ -139,7 +140,9 @@ def _context_digest(data: bytes, spans: list[tuple[int, int]]) -> str:
     indentation, so that moving a function (or typing inside one, or in a comment between two)
     leaves every other function's key intact.
 
-    Function headers are part of it: a call's lowering depends on the callee's declaration."""
+    Function headers are part of it: a call's lowering depends on the callee's declaration. So are
+    the whole definitions that `spans` leaves out, the ``{ return <expr>; }`` helpers the front end
+    inlines into their callers: editing one reanalyses the file."""
     digest = hashlib.blake2b(digest_size=16)
     pos = 0
     for start, end in sorted(spans):

@@ -175,6 +175,12 @@ class OpaqueExpr:
 
 Expr = IntLit | FloatLit | Var | Subscript | Unary | Binary | Ternary | Call | Cast | OpaqueExpr
 
+# The functions a `Call` may name in a modeled loop nest: pure math the backends know. The front
+# end also needs them, to tell which small helpers it can inline (`lower.py`).
+PURE_MATH = frozenset(
+    ["sqrt", "sqrtf", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "pow", "powf", "fabs", "fabsf", "abs", "labs", "sin", "sinf", "cos", "cosf", "tan", "tanf", "tanh", "tanhf", "sinh", "cosh", "asin", "acos", "atan", "atan2", "floor", "floorf", "ceil", "ceilf", "fmax", "fmaxf", "fmin", "fminf", "fmod", "fmodf", "round", "trunc", "cbrt", "hypot", "erf", "min", "max"]
+)
+
 # ----------------------------------------------------------------------------------- statements
 
 

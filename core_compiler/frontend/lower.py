@@ -7,6 +7,7 @@ detection can say exactly what stopped it and where.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import clang.cindex as ci
 
@@ -26,6 +27,11 @@ _WRAPPERS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR}
 _CUDA_BUILTINS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _COMPOUND_OPS = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
 _FLOAT_KINDS = {T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.HALF}
+# How deep helpers calling helpers are inlined; a recursive helper stops here and stays a call.
+_INLINE_DEPTH = 4
+# Inlining copies an argument once per use of its parameter: nested calls (`max3(max3(...), ...)`)
+# grow geometrically, so a call whose inlined expression would be larger than this stays a call.
+_INLINE_NODES = 1000
 
 
 class Lowerer:
@@ -35,6 +41,7 @@ class Lowerer:
         self.path = path
         self.text = text
         self._line_offsets = _line_offsets(text)
+        self._inline_depth = 0
 
     # ------------------------------------------------------------------------------ entry
 
@@ -335,8 +342,7 @@ class Lowerer:
             c, t, e = cur.get_children()
             return ir.Ternary(self.expr(c), self.expr(t), self.expr(e), rng)
         if kind == K.CALL_EXPR:
-            name = cur.spelling
-            return ir.Call(name, tuple(self.expr(a) for a in cur.get_arguments()), rng)
+            return self.call(cur, rng)
         if kind in (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR):
             operand = [c for c in cur.get_children() if c.kind.is_expression()][-1]
             return ir.Cast(self.type(cur.type, None), self.expr(operand), rng)
@@ -350,6 +356,48 @@ class Lowerer:
             return ir.IntLit(val, rng)
         what = kind.name.lower().replace("_", " ")
         return self.opaque(cur, "UnsupportedExpression", f"a {what} is not supported")
+
+    def call(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
+        arg_curs = list(cur.get_arguments())
+        args = tuple(self.expr(a) for a in arg_curs)
+        inlined = self.inline(cur, arg_curs, args, rng)
+        return inlined if inlined is not None else ir.Call(cur.spelling, args, rng)
+
+    def inline(
+        self, cur: ci.Cursor, arg_curs: list[ci.Cursor], args: tuple[ir.Expr, ...], rng: SourceRange
+    ) -> ir.Expr | None:
+        """The call of a small pure helper (``static inline int idx(int i, int j, int n) { return
+        i * n + j; }``) as its returned expression with the arguments in place of the parameters,
+        so that a loop nest calling it can still be modeled. None (the call stays a call, which SCoP
+        detection refuses) unless the helper only computes with its scalar parameters.
+
+        Every node of the helper's body gets the call's range: remarks point at the call site."""
+        found = _inlinable(cur)
+        if found is None or self._inline_depth >= _INLINE_DEPTH or not all(map(_is_pure, args)):
+            return None
+        defn, params, returned = found
+        if len(params) != len(args):
+            return None
+        self._inline_depth += 1
+        try:
+            body = self.expr(returned)
+        finally:
+            self._inline_depth -= 1
+        names = {p.spelling for p in params}
+        if not _is_pure(body) or not _reads_only(body, names):
+            return None
+        subst = {
+            p.spelling: self._converted(arg, _unwrap(a).type, p.type, arg.range)
+            for p, a, arg in zip(params, arg_curs, args, strict=True)
+        }
+        out = self._converted(_at_call(body, subst, rng), _unwrap(returned).type, defn.result_type, rng)
+        return out if sum(1 for _ in ir.walk_expr(out)) <= _INLINE_NODES else None
+
+    def _converted(self, e: ir.Expr, have: ci.Type, want: ci.Type, rng: SourceRange) -> ir.Expr:
+        """`e` (of C type `have`) converted to `want` as C converts an argument to its parameter's
+        type and a returned value to the function's: an explicit cast where the types differ."""
+        target = self._type(want, [])
+        return e if self._type(have, []) == target else ir.Cast(target, e, rng)
 
     def subscript(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
         indices: list[ir.Expr] = []
@@ -452,6 +500,67 @@ def _unwrap(cur: ci.Cursor) -> ci.Cursor:
             break
         cur = children[0]
     return cur
+
+
+def returned_expression(defn: ci.Cursor) -> ci.Cursor | None:
+    """The expression of a function definition whose body is exactly ``{ return <expr>; }``."""
+    body = [c for c in defn.get_children() if c.kind == K.COMPOUND_STMT]
+    stmts = list(body[0].get_children()) if len(body) == 1 else []
+    if len(stmts) != 1 or stmts[0].kind != K.RETURN_STMT:
+        return None
+    value = list(stmts[0].get_children())
+    return value[0] if len(value) == 1 else None
+
+
+def _inlinable(call: ci.Cursor) -> tuple[ci.Cursor, list[ci.Cursor], ci.Cursor] | None:
+    """The callee's definition, parameters and returned expression, when the definition is in the
+    translation unit, is a single ``return`` and takes and returns arithmetic values only."""
+    ref = call.referenced
+    defn = ref.get_definition() if ref is not None and ref.kind == K.FUNCTION_DECL else None
+    if defn is None or defn.type.kind != T.FUNCTIONPROTO or defn.type.is_function_variadic():
+        return None
+    returned = returned_expression(defn)
+    params = [c for c in defn.get_children() if c.kind == K.PARM_DECL]
+    scalar = all(_is_arithmetic(p.type) for p in params) and _is_arithmetic(defn.result_type)
+    return (defn, params, returned) if returned is not None and scalar else None
+
+
+def _is_pure(e: ir.Expr) -> bool:
+    """No side effect and nothing the IR cannot see: inlining may drop or repeat an argument."""
+    return not any(
+        isinstance(x, ir.OpaqueExpr) or (isinstance(x, ir.Call) and x.name not in ir.PURE_MATH)
+        for x in ir.walk_expr(e)
+    )
+
+
+def _reads_only(e: ir.Expr, params: set[str]) -> bool:
+    """Whether `e` reads nothing but `params`: a helper reading globals or memory is not inlined."""
+    return not any(
+        isinstance(x, ir.Subscript) or (isinstance(x, ir.Var) and x.name not in params)
+        for x in ir.walk_expr(e)
+    )
+
+
+def _at_call(e: ir.Expr, args: dict[str, ir.Expr], rng: SourceRange) -> ir.Expr:
+    """A helper's returned expression `e` at a call: parameters replaced by `args`, every other node
+    given the call's range `rng`."""
+    if isinstance(e, ir.Var) and e.name in args:
+        return args[e.name]
+
+    def sub(x: ir.Expr) -> ir.Expr:
+        return _at_call(x, args, rng)
+
+    if isinstance(e, ir.Unary | ir.Cast):
+        return replace(e, operand=sub(e.operand), range=rng)
+    if isinstance(e, ir.Binary):
+        return replace(e, lhs=sub(e.lhs), rhs=sub(e.rhs), range=rng)
+    if isinstance(e, ir.Ternary):
+        return replace(e, cond=sub(e.cond), then=sub(e.then), other=sub(e.other), range=rng)
+    if isinstance(e, ir.Call):
+        return replace(e, args=tuple(map(sub, e.args)), range=rng)
+    if isinstance(e, ir.Subscript):
+        return replace(e, indices=tuple(map(sub, e.indices)), range=rng, base_range=rng)
+    return replace(e, range=rng)
 
 
 def _ref_name(cur: ci.Cursor) -> str | None:

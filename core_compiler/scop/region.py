@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from core_compiler.frontend import ir
+from core_compiler.frontend.ir import PURE_MATH
 from core_compiler.scop.affine import (
     Affine,
     Constraint,
@@ -26,10 +27,6 @@ from core_compiler.scop.affine import (
     polynomial,
 )
 from core_compiler.source import SourceRange
-
-PURE_MATH = frozenset(
-    ["sqrt", "sqrtf", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "pow", "powf", "fabs", "fabsf", "abs", "labs", "sin", "sinf", "cos", "cosf", "tan", "tanf", "tanh", "tanhf", "sinh", "cosh", "asin", "acos", "atan", "atan2", "floor", "floorf", "ceil", "ceilf", "fmax", "fmaxf", "fmin", "fminf", "fmod", "fmodf", "round", "trunc", "cbrt", "hypot", "erf", "min", "max"]
-)
 
 
 @dataclass(frozen=True)

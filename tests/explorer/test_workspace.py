@@ -99,6 +99,36 @@ def test_a_macro_change_outside_functions_invalidates_them(ws: Workspace) -> Non
     assert_same_as_core(result)
 
 
+HELPER = """static inline int idx(int i, int j, int n) { return i * n + j; }
+
+void flat(int n, int m, double *a) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      a[idx(i, j, m)] = 1.0;
+}
+"""
+
+
+def test_editing_an_inlined_helper_reanalyses_its_callers() -> None:
+    """`flat` inlines `idx`: its own text is unchanged, yet it now writes `a` column by column."""
+    ws, uri = Workspace(), "file:///tmp/hexplore-ws/helper.c"
+
+    def write_of_flat(result: DocumentAnalysis) -> str:
+        flat = result.function("flat")
+        assert flat is not None and len(flat.scops) == 1, flat
+        (write,) = flat.scops[0].scop.statements[0].writes
+        return str(write.relation)
+
+    ws.open(uri, HELPER, version=1)
+    assert "a[i, j]" in write_of_flat(ws.analyze(uri))
+    col = HELPER.index("i * n + j")
+    ws.edit(uri, [TextChange("j * n + i", (0, col), (0, col + len("i * n + j")))], version=2)
+    result = ws.analyze(uri)
+    assert origins(result) == {"idx": "analysed", "flat": "analysed"}
+    assert "a[j, i]" in write_of_flat(result)
+    assert_same_as_core(result)
+
+
 def test_a_syntax_error_is_confined_to_its_function(ws: Workspace) -> None:
     ws.analyze(URI)
     ws.edit(URI, [TextChange("", (16, 20), (16, 21))])  # drop the ';' in dot

@@ -188,6 +188,15 @@ def test_a_counter_read_after_its_loop_keeps_the_loop_unmodeled() -> None:
     assert len(analyze(again).functions[0].scops) == 1  # counting again is a new value
 
 
+def test_a_loop_it_cannot_model_gets_one_remark_not_one_per_use_of_its_counter() -> None:
+    """`len[0]` is the reason; the subscripts that use `i` are not reasons of their own."""
+    src = ("void f(int n, int *len, double a[n][n], double b[n][n]) { for (int i = 0; i < len[0]; i++)"
+           " for (int j = 0; j < n; j++) b[j][i] = a[i][j]; }")  # fmt: skip
+    missed = [r for r in remarks(src) if r.kind == RemarkKind.MISSED]
+    assert [r.name for r in missed] == ["NonAffineLoopBound"] and "len[0]" in missed[0].message
+    assert len(analyze(src).functions[0].scops) == 1  # the `j` loop, with `i` a size
+
+
 def test_a_shadowed_scalar_is_not_merged_with_the_outer_one() -> None:
     """The ``s`` after the inner loop is the outer ``s``: only the inner loop is modeled."""
     src = ("void f(int n, double *b, double *c, double *d) { for (int i = 0; i < n; i++) { double s = b[i];"

@@ -123,6 +123,7 @@ class _Walker:
     assumptions: list[Problem] = field(default_factory=list)
     local_scalar_dims: dict[str, tuple[str, ...]] = field(default_factory=dict)
     delinearized: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    unmodeled: set[str] = field(default_factory=set)  # counters of the enclosing loops that are not modeled
 
     # --------------------------------------------------------------------------- names
 
@@ -205,7 +206,9 @@ class _Walker:
                     w[1],
                 )
         if lower is None or isinstance(cond, NotAffine):
+            self.unmodeled.add(s.var)  # its uses inside need no remarks of their own
             self.block(s.body, inner)  # keep looking for other problems inside
+            self.unmodeled.discard(s.var)
             return
         loop = LoopInfo(
             f"L{len(self.loops)}",
@@ -522,6 +525,8 @@ class _Walker:
             )
         elif bad.kind == "variable":
             name = bad.detail
+            if name in self.unmodeled:  # the counter of a loop whose bounds already have a remark
+                return
             why = (
                 "is changed inside the loop nest"
                 if name in self.written

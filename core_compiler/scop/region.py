@@ -329,7 +329,8 @@ class _Walker:
             self.problem(
                 "ImpureCall",
                 f"the call to `{e.name}` may have side effects or read memory hexplore cannot "
-                "see; only pure math functions such as `sqrt` or `fmax` are allowed",
+                "see; only pure math functions such as `sqrt` or `fmax` are allowed, and helpers "
+                "whose body is one `return` of an expression of their number parameters (inlined)",
                 e.range,
                 callee=e.name,
             )

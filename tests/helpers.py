@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core_compiler.analysis import FileAnalysis, analyze_file
+from core_compiler.analysis import FileAnalysis, ScopAnalysis, analyze_file
 from core_compiler.remarks import Remark
 from core_compiler.source import SourceRange
 
@@ -27,3 +27,9 @@ def remarks(src: str, path: str = "t.c") -> list[Remark]:
 
 def named(rs: list[Remark], name: str) -> list[Remark]:
     return [r for r in rs if r.name == name]
+
+
+def only_scop(path: str, function: str) -> ScopAnalysis:
+    """The one modeled loop nest of `function` in the file at `path`."""
+    (sa,) = analyze_file(path, only=function).functions[0].scops
+    return sa

@@ -10,12 +10,12 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
-from core_compiler.analysis import analyze_file
 from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.gpu import map_to_gpu
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
 from core_compiler.schedule import compute_gpu_schedule
+from tests.helpers import only_scop
 
 SOURCE = """
 void shift(int n, double u[n], double v[n]) {
@@ -43,16 +43,11 @@ def path(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(p)
 
 
-def _scop(path: str, function: str):  # type: ignore[no-untyped-def]
-    fa = analyze_file(path, only=function)
-    return fa.functions[0].scops[0]
-
-
 def test_a_read_under_a_condition_happens_only_where_it_holds(path: str) -> None:
-    scop = _scop(path, "shift").scop
+    scop = only_scop(path, "shift").scop
     reads = scop.reads("u")
     assert reads.is_equal(isl.UnionMap.read_from_str(scop.ctx, "[n] -> { S0[i] -> u[i - 1] : 1 <= i < n }"))
-    rising = _scop(path, "rising").scop.reads("u")
+    rising = only_scop(path, "rising").scop.reads("u")
     # `u[i]` too: at n = 1 neither side of `||` gets past its bound test
     expected = "[n] -> { S0[i] -> u[o] : 0 <= i < n and ((o = i and (i >= 1 or i + 1 < n)) or (o = i - 1 and i >= 1) or (o = i + 1 and i + 1 < n)) }"
     assert rising.is_equal(isl.UnionMap.read_from_str(rising.get_ctx(), expected))
@@ -69,7 +64,7 @@ def test_boundary_code_runs_and_matches_the_original(path: str, function: str) -
 
 
 def test_a_tiles_shared_copy_stays_inside_the_array(path: str) -> None:
-    sa = _scop(path, "edge")
+    sa = only_scop(path, "edge")
     gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps), deps=sa.deps)
     (kernel,) = gpu.kernels
     (promo,) = [p for p in kernel.promotions if p.array == "u" and p.place == "shared"]
@@ -85,5 +80,5 @@ def test_a_condition_it_cannot_model_keeps_the_read_unconditional(tmp_path: Path
     """A data-dependent condition: the read counts as always made, as before (a may-read)."""
     p = tmp_path / "data.c"
     p.write_text("void f(int n, double u[n], double v[n]) {\n  for (int i = 0; i < n; i++)\n    v[i] = v[i] > 0 ? u[i] : 0.0;\n}\n")
-    scop = _scop(str(p), "f").scop
+    scop = only_scop(str(p), "f").scop
     assert scop.reads("u").is_equal(isl.UnionMap.read_from_str(scop.ctx, "[n] -> { S0[i] -> u[i] : 0 <= i < n }"))

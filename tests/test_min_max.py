@@ -7,9 +7,9 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from core_compiler.analysis import analyze_file
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
+from tests.helpers import only_scop
 
 SOURCE = """
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -43,23 +43,17 @@ def path(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(p)
 
 
-def _scop(path: str, function: str):  # type: ignore[no-untyped-def]
-    fa = analyze_file(path, only=function)
-    (sa,) = fa.functions[0].scops
-    return sa.scop
-
-
 def test_a_min_in_a_bound_is_the_smaller_of_two_bounds(path: str) -> None:
-    scop = _scop(path, "blocked")
+    scop = only_scop(path, "blocked").scop
     expected = "[n] -> { S0[ii, i, j] : ii mod 32 = 0 and 0 <= ii <= i < ii + 32 and i < n and 0 <= j < n }"
     assert scop.domains().is_equal(isl.UnionSet.read_from_str(scop.ctx, expected))
-    band = _scop(path, "band")
+    band = only_scop(path, "band").scop
     expected = "[n] -> { S0[i, j] : 0 <= i < n and 0 <= j < n and i - 2 <= j <= i + 2 }"
     assert band.domains().is_equal(isl.UnionSet.read_from_str(band.ctx, expected))
 
 
 def test_a_clamped_subscript_reads_each_element_on_its_side(path: str) -> None:
-    scop = _scop(path, "clamp")
+    scop = only_scop(path, "clamp").scop
     expected = (
         "[n] -> { S0[i] -> a[i + 1] : 0 <= i < n - 1; S0[i] -> a[n - 1] : i = n - 1 and n >= 1;"
         " S0[i] -> a[i - 1] : 1 <= i < n; S0[i] -> a[0] : i = 0 and n >= 1 }"

@@ -121,7 +121,7 @@ def build_model(function: str, index: int, region: RegionInfo, ctx: isl.Context)
 def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statement:
     iters = ", ".join(isl_name(i) for i in s.iterators)
     constraints = " and ".join(f"({dnf_isl(c)})" for c in s.constraints) or "true"
-    domain = isl.Set.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] : {constraints} }}")
+    domain = isl.Set.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] : {constraints} }}").coalesce()
     time = []
     for level, loop in enumerate(s.loops):
         time.append(str(s.position[level]))

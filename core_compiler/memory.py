@@ -270,12 +270,11 @@ def _shared(
 ) -> Promotion | None:
     read = _union_project(reads, shape.n_tiled, False, shape)
     written = _union_project(writes, shape.n_tiled, False, shape)
-    read = _box(read) if read is not None else None
     footprint = read if written is None else written if read is None else read.union(written)
     assert footprint is not None
     offsets, sizes = [], []
     for k in range(footprint.dim(isl.dim_type.out)):
-        lo, hi = _lower(footprint, k), footprint.dim_max(k)
+        lo, hi = footprint.dim_min(k), footprint.dim_max(k)
         extent = hi.sub(lo).add_constant_val(isl.Val.one(footprint.get_ctx())).max_val()
         if not extent.is_int():
             return None
@@ -283,39 +282,6 @@ def _shared(
         as_params = lo.move_dims(isl.dim_type.param, lo.dim(isl.dim_type.param), isl.dim_type.in_, 0, lo.dim(isl.dim_type.in_))
         offsets.append(isl.AstBuild.from_context(as_params.domain()).expr_from_pw_aff(as_params))
     return Promotion(array, "shared", elem, tuple(sizes), tuple(offsets), _or_empty(read, footprint), _or_empty(written, footprint), reason)
-
-
-def _box(footprint: isl.Map) -> isl.Map:
-    """Tile -> the product of the convex hulls of the footprint's ranges per dimension: a simpler
-    set to copy in (reads guarded by `?:` leave holes, such as a stencil's corners, and bounds that
-    depend on the other sizes). Inside the array still: every access is, and its bounds are convex."""
-    rank = footprint.dim(isl.dim_type.out)
-    box = None
-    for k in range(rank):
-        one = footprint.project_out(isl.dim_type.out, k + 1, rank - k - 1).project_out(isl.dim_type.out, 0, k)
-        one = isl.Map.from_basic_map(one.convex_hull())
-        box = one if box is None else box.flat_range_product(one)
-    assert box is not None
-    return box.coalesce().set_tuple_id(isl.dim_type.out, footprint.get_tuple_id(isl.dim_type.out))
-
-
-def _lower(footprint: isl.Map, k: int) -> isl.PwAff:
-    """A lower bound of dimension `k` over the tile origins: the exact minimum when it is one
-    expression, else the piece of it (e.g. ``T0 - 1`` of ``max(0, T0 - 1)``) that bounds every
-    tile with the smallest box; the shared copy's index stays a plain affine expression."""
-    lo = footprint.dim_min(k)
-    if lo.n_piece() == 1:
-        return lo
-    hi = footprint.dim_max(k)
-    best, best_extent = lo, None
-    for _, aff in lo.get_pieces():
-        bound = isl.PwAff.from_aff(aff).intersect_domain(lo.domain())
-        if not lo.lt_set(bound).is_empty():
-            continue
-        extent = hi.sub(bound).max_val()
-        if extent.is_int() and (best_extent is None or extent.lt(best_extent)):
-            best, best_extent = bound, extent
-    return best
 
 
 def _or_empty(m: isl.Map | None, like: isl.Map | None) -> isl.Map:

@@ -10,7 +10,7 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict B, 
   int t0 = get_local_id(0);
   __local double shared_tmp[32][32];
   if (nj + nl >= 1 && b0 >= 0 && ni >= 32 * b0 + 1) {
-    if (nj >= 1) {
+    if (nj >= 1 && nk + nl >= 1) {
       {
         int T0 = (32 * b0);
         int T1 = (0);
@@ -84,12 +84,14 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict B, 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int c2 = 32; c2 < nj; c2 += 32) {
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (nj >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
-            shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))] = tmp[((c0)) * (nj) + (T1 + t0)];
+      if (nk + nl >= 1) {
+        {
+          int T0 = (32 * b0);
+          int T1 = (c2);
+          if (nj >= T1 + t0 + 1) {
+            for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
+              shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))] = tmp[((c0)) * (nj) + (T1 + t0)];
+            }
           }
         }
       }

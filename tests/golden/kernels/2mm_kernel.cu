@@ -9,7 +9,7 @@ __global__ void kernel0(double *__restrict__ A, double *__restrict__ B, double *
   int t0 = threadIdx.x;
   __shared__ double shared_tmp[32][32];
   if (nj + nl >= 1 && b0 >= 0 && ni >= 32 * b0 + 1) {
-    if (nj >= 1) {
+    if (nj >= 1 && nk + nl >= 1) {
       {
         int T0 = (32 * b0);
         int T1 = (0);
@@ -83,12 +83,14 @@ __global__ void kernel0(double *__restrict__ A, double *__restrict__ B, double *
     }
     __syncthreads();
     for (int c2 = 32; c2 < nj; c2 += 32) {
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (nj >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
-            shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))] = tmp[((c0)) * (nj) + (T1 + t0)];
+      if (nk + nl >= 1) {
+        {
+          int T0 = (32 * b0);
+          int T1 = (c2);
+          if (nj >= T1 + t0 + 1) {
+            for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
+              shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))] = tmp[((c0)) * (nj) + (T1 + t0)];
+            }
           }
         }
       }

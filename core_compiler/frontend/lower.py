@@ -546,21 +546,8 @@ def _at_call(e: ir.Expr, args: dict[str, ir.Expr], rng: SourceRange) -> ir.Expr:
     given the call's range `rng`."""
     if isinstance(e, ir.Var) and e.name in args:
         return args[e.name]
-
-    def sub(x: ir.Expr) -> ir.Expr:
-        return _at_call(x, args, rng)
-
-    if isinstance(e, ir.Unary | ir.Cast):
-        return replace(e, operand=sub(e.operand), range=rng)
-    if isinstance(e, ir.Binary):
-        return replace(e, lhs=sub(e.lhs), rhs=sub(e.rhs), range=rng)
-    if isinstance(e, ir.Ternary):
-        return replace(e, cond=sub(e.cond), then=sub(e.then), other=sub(e.other), range=rng)
-    if isinstance(e, ir.Call):
-        return replace(e, args=tuple(map(sub, e.args)), range=rng)
-    if isinstance(e, ir.Subscript):
-        return replace(e, indices=tuple(map(sub, e.indices)), range=rng, base_range=rng)
-    return replace(e, range=rng)
+    e = ir.with_sub_expressions(e, tuple(_at_call(x, args, rng) for x in ir.sub_expressions(e)))
+    return replace(e, range=rng, base_range=rng) if isinstance(e, ir.Subscript) else replace(e, range=rng)
 
 
 def _ref_name(cur: ci.Cursor) -> str | None:

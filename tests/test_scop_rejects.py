@@ -62,7 +62,7 @@ CASES = [
     ),
     (
         "PossibleAliasing",
-        "void f(int n, double *x) { double *p = x + 1; for (int i = 0; i < n; i++) p[i] = x[i]; }",
+        "void f(int n, double *x) { double *p = x + 1; for (int i = 0; i < n; i++) { p[i] = x[i]; p += 2; } }",
         "p",
     ),
     (

@@ -284,6 +284,17 @@ class Param:
 
 
 @dataclass(frozen=True)
+class PointerAlias:
+    """A local pointer the front end reads as elements of an array (`frontend/pointers.py`):
+    ``double *row = A + i * m;`` is `name` ``row``, `array` ``A``, `address` ``A + i * m``."""
+
+    name: str
+    array: str
+    address: str
+    range: SourceRange  # the declaration
+
+
+@dataclass(frozen=True)
 class Function:
     name: str
     return_type: CType
@@ -293,6 +304,7 @@ class Function:
     name_range: SourceRange
     is_cuda_kernel: bool = False
     text: str = ""  # the function's source text, the key of per-function caches
+    pointer_aliases: tuple[PointerAlias, ...] = ()
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import clang.cindex as ci
 
-from core_compiler.frontend import ir
+from core_compiler.frontend import ir, pointers
 from core_compiler.frontend.clang_parse import (
     binary_operator,
     evaluate,
@@ -42,6 +42,10 @@ class Lowerer:
         self.text = text
         self._line_offsets = _line_offsets(text)
         self._inline_depth = 0
+        self._aliases: dict[int, pointers.Alias] = {}  # local pointers into arrays, by declaration
+        self._aliasable: frozenset[int] | None = None  # in the function being lowered, when needed
+        self._body: ci.Cursor | None = None
+        self._alias_notes: list[ir.PointerAlias] = []
 
     # ------------------------------------------------------------------------------ entry
 
@@ -58,6 +62,7 @@ class Lowerer:
     def function(self, cur: ci.Cursor) -> ir.Function:
         params = tuple(self.param(p) for p in cur.get_children() if p.kind == K.PARM_DECL)
         body_cur = next((c for c in cur.get_children() if c.kind == K.COMPOUND_STMT), None)
+        self._aliases, self._aliasable, self._body, self._alias_notes = {}, None, body_cur, []
         body = self.block(body_cur) if body_cur is not None else ()
         is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())
         rng = self.range(cur)
@@ -70,6 +75,7 @@ class Lowerer:
             name_range=self.name_range(cur),
             is_cuda_kernel=is_kernel,
             text=self.slice(rng),
+            pointer_aliases=tuple(self._alias_notes),
         )
 
     def param(self, cur: ci.Cursor) -> ir.Param:
@@ -138,7 +144,7 @@ class Lowerer:
             return
         elif kind == K.DECL_STMT:
             for var in cur.get_children():
-                if var.kind == K.VAR_DECL:
+                if var.kind == K.VAR_DECL and not self.pointer_alias(var):
                     yield self.decl(var)
         elif kind == K.FOR_STMT:
             yield self.for_stmt(cur)
@@ -184,6 +190,34 @@ class Lowerer:
             yield ir.OpaqueStmt(
                 "UnsupportedStatement", f"a `{word}` statement is not supported", rng, body
             )
+
+    def pointer_alias(self, var: ci.Cursor) -> bool:
+        """Whether `var` is a local pointer into an array whose uses are lowered as that array's
+        elements (`pointers.py`); it is then remembered and its declaration dropped."""
+        if self._aliasable is None:
+            body = self._body
+            self._aliasable = pointers.aliasable(body, self._rank) if body is not None else frozenset()
+        init = pointers.initializer(var)
+        if var.hash not in self._aliasable or init is None:
+            return False
+        alias = pointers.address(init, self._aliases, self.expr, self._rank)
+        if alias is None:
+            return False
+        self._aliases[var.hash] = alias
+        address = " ".join(self.slice(self.range(init)).split())
+        self._alias_notes.append(ir.PointerAlias(var.spelling, alias.base, address, self.range(var)))
+        return True
+
+    def _rank(self, ref: ci.Cursor) -> int:
+        """How many subscripts the variable `ref` refers to takes to reach a scalar."""
+        typ, rank = self._type(ref.referenced.type, []), 0
+        while True:
+            if isinstance(typ, ir.Array):
+                rank, typ = rank + len(typ.dims), typ.elem
+            elif isinstance(typ, ir.Pointer):
+                rank, typ = rank + 1, typ.pointee
+            else:
+                return rank
 
     def decl(self, cur: ci.Cursor) -> ir.Decl:
         init = next((c for c in cur.get_children() if _is_initializer(cur, c)), None)
@@ -407,6 +441,9 @@ class Lowerer:
             indices.append(self.expr(index))
             node = _unwrap(base)
         indices.reverse()
+        alias = self._alias(node)
+        if alias is not None and len(indices) == 1:
+            return alias.element(indices[0], rng, self.range(node))
         if node.kind == K.DECL_REF_EXPR:
             return ir.Subscript(node.spelling, tuple(indices), rng, self.range(node))
         return self.opaque(
@@ -422,6 +459,9 @@ class Lowerer:
             return ir.Unary(op, self.expr(children[0]), rng)
         if op == "*" and children and _unwrap(children[0]).kind == K.DECL_REF_EXPR:  # `*out` is `out[0]`
             base = _unwrap(children[0])
+            alias = self._alias(base)
+            if alias is not None:
+                return alias.element(ir.IntLit(0, rng), rng, self.range(base))
             return ir.Subscript(base.spelling, (ir.IntLit(0, rng),), rng, self.range(base))
         if op == "*":
             return self.opaque(cur, "PointerArithmetic", "a pointer dereference (`*p`)")
@@ -433,6 +473,11 @@ class Lowerer:
         if isinstance(val, int):  # sizeof, alignof
             return ir.IntLit(val, rng)
         return self.opaque(cur, "UnsupportedExpression", f"the operator `{op}` is not supported")
+
+    def _alias(self, ref: ci.Cursor) -> pointers.Alias | None:
+        if ref.kind != K.DECL_REF_EXPR or ref.referenced is None:
+            return None
+        return self._aliases.get(ref.referenced.hash)
 
     def opaque(self, cur: ci.Cursor, reason: str, message: str) -> ir.OpaqueExpr:
         rng = self.range(cur)

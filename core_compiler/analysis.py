@@ -89,7 +89,7 @@ def analyze_function(
     detection, _det_remarks = trace.run(
         "scop-detect", lambda: (detect_scops(fn), []), lambda d: render.regions(d.regions)
     )
-    remarks: list[Remark] = [*detection.remarks, *(_alias_remark(a, fn.name) for a in fn.pointer_aliases)]
+    remarks: list[Remark] = [*detection.remarks, *(analysis("frontend", n.name, n.message, n.range, fn.name) for n in fn.notes)]
     scops: list[ScopAnalysis] = []
     for index, region in enumerate(detection.regions):
         remarks += assumption_remarks(region, fn.name)
@@ -101,17 +101,6 @@ def analyze_function(
         remarks += scop_remarks(result)
     remarks.sort(key=lambda r: (r.range.line, r.range.col, r.name))
     return FunctionAnalysis(fn, tuple(scops), tuple(remarks), trace.freeze())
-
-
-def _alias_remark(alias: ir.PointerAlias, function: str) -> Remark:
-    return analysis(
-        "frontend",
-        "PointerIntoArray",
-        f"`{alias.name}` is set once, to `{alias.address}`, and only indexed: hexplore reads "
-        f"`{alias.name}[k]` as the element of `{alias.array}` k places further on",
-        alias.range,
-        function,
-    )
 
 
 def _model_and_deps(

@@ -284,14 +284,13 @@ class Param:
 
 
 @dataclass(frozen=True)
-class PointerAlias:
-    """A local pointer the front end reads as elements of an array (`frontend/pointers.py`):
-    ``double *row = A + i * m;`` is `name` ``row``, `array` ``A``, `address` ``A + i * m``."""
+class Note:
+    """Something the front end read differently from the letter of the source, for a remark:
+    a local pointer read as elements of an array, a NULL check taken as false."""
 
-    name: str
-    array: str
-    address: str
-    range: SourceRange  # the declaration
+    name: str  # the remark's name
+    message: str
+    range: SourceRange
 
 
 @dataclass(frozen=True)
@@ -304,7 +303,7 @@ class Function:
     name_range: SourceRange
     is_cuda_kernel: bool = False
     text: str = ""  # the function's source text, the key of per-function caches
-    pointer_aliases: tuple[PointerAlias, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)

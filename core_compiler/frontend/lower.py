@@ -45,7 +45,7 @@ class Lowerer:
         self._aliases: dict[int, pointers.Alias] = {}  # local pointers into arrays, by declaration
         self._aliasable: frozenset[int] | None = None  # in the function being lowered, when needed
         self._body: ci.Cursor | None = None
-        self._alias_notes: list[ir.PointerAlias] = []
+        self._notes: list[ir.Note] = []
 
     # ------------------------------------------------------------------------------ entry
 
@@ -62,8 +62,8 @@ class Lowerer:
     def function(self, cur: ci.Cursor) -> ir.Function:
         params = tuple(self.param(p) for p in cur.get_children() if p.kind == K.PARM_DECL)
         body_cur = next((c for c in cur.get_children() if c.kind == K.COMPOUND_STMT), None)
-        self._aliases, self._aliasable, self._body, self._alias_notes = {}, None, body_cur, []
-        body = self.block(body_cur) if body_cur is not None else ()
+        self._aliases, self._aliasable, self._body, self._notes = {}, None, body_cur, []
+        body = self.guards_as_conditions(self.block(body_cur)) if body_cur is not None else ()
         is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())
         rng = self.range(cur)
         return ir.Function(
@@ -75,7 +75,7 @@ class Lowerer:
             name_range=self.name_range(cur),
             is_cuda_kernel=is_kernel,
             text=self.slice(rng),
-            pointer_aliases=tuple(self._alias_notes),
+            notes=tuple(self._notes),
         )
 
     def param(self, cur: ci.Cursor) -> ir.Param:
@@ -191,6 +191,34 @@ class Lowerer:
                 "UnsupportedStatement", f"a `{word}` statement is not supported", rng, body
             )
 
+    def guards_as_conditions(self, body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        """A function body with ``if (n <= 0) return;`` followed by the rest made into ``if (!(n <= 0))
+        { rest }``, the same thing for a ``void`` function, in the shape SCoP detection models: the
+        loops after the guard become a nest with the guard's condition on their iterations. NULL
+        checks of pointers (``a == NULL``, ``!a``) are taken as false, with a note."""
+        for k, s in enumerate(body):
+            if isinstance(s, ir.If) and not s.other and k + 1 < len(body) and _is_bare_return(s.then):
+                rest = self.guards_as_conditions(body[k + 1 :])
+                cond = self._without_null_checks(s.cond)
+                if cond is None:
+                    return (*body[:k], *rest)
+                end = rest[-1].range
+                rng = SourceRange(s.range.file, s.range.line, s.range.col, end.end_line, end.end_col)
+                return (*body[:k], ir.If(ir.Unary("!", cond, cond.range), rest, (), rng))
+        return body
+
+    def _without_null_checks(self, cond: ir.Expr) -> ir.Expr | None:
+        """`cond` without its ``||``-ed NULL checks (None when nothing else is left)."""
+        if isinstance(cond, ir.Binary) and cond.op == "||":
+            lhs, rhs = self._without_null_checks(cond.lhs), self._without_null_checks(cond.rhs)
+            return rhs if lhs is None else lhs if rhs is None else replace(cond, lhs=lhs, rhs=rhs)
+        name = _null_checked(cond)
+        if name is None:
+            return cond
+        message = f"assuming `{name}` is not NULL: hexplore models the loops for when the arrays exist"
+        self._notes.append(ir.Note("NotNullAssumption", message, cond.range))
+        return None
+
     def pointer_alias(self, var: ci.Cursor) -> bool:
         """Whether `var` is a local pointer into an array whose uses are lowered as that array's
         elements (`pointers.py`); it is then remembered and its declaration dropped."""
@@ -204,8 +232,12 @@ class Lowerer:
         if alias is None:
             return False
         self._aliases[var.hash] = alias
-        address = " ".join(self.slice(self.range(init)).split())
-        self._alias_notes.append(ir.PointerAlias(var.spelling, alias.base, address, self.range(var)))
+        address, name = " ".join(self.slice(self.range(init)).split()), var.spelling
+        message = (
+            f"`{name}` is set once, to `{address}`, and only indexed: hexplore reads `{name}[k]` as "
+            f"the element of `{alias.base}` k places further on"
+        )
+        self._notes.append(ir.Note("PointerIntoArray", message, self.range(var)))
         return True
 
     def _rank(self, ref: ci.Cursor) -> int:
@@ -528,6 +560,31 @@ class Lowerer:
 
 
 _NO_RANGE = SourceRange("<builtin>", 0, 0, 0, 0)
+
+
+def _null_checked(e: ir.Expr) -> str | None:
+    """The pointer `e` checks for NULL: ``p == NULL``, ``NULL == p``, ``p == 0``, ``!p``."""
+    if isinstance(e, ir.Unary) and e.op == "!":
+        return _pointer_name(e.operand)
+    if isinstance(e, ir.Binary) and e.op == "==":
+        for p, z in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if _pointer_name(p) is not None and _is_null(z):
+                return _pointer_name(p)
+    return None
+
+
+def _pointer_name(e: ir.Expr) -> str | None:
+    return e.name if isinstance(e, ir.Var) and isinstance(e.type, ir.Pointer | ir.Array) else None
+
+
+def _is_null(e: ir.Expr) -> bool:
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return isinstance(e, ir.IntLit) and e.value == 0
+
+
+def _is_bare_return(stmts: tuple[ir.Stmt, ...]) -> bool:
+    return len(stmts) == 1 and isinstance(stmts[0], ir.Jump) and stmts[0].kind == "return" and stmts[0].value is None
 
 
 def _line_offsets(text: str) -> list[int]:

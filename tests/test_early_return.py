@@ -1,0 +1,62 @@
+"""``if (n < 4) return;`` before the loops of a ``void`` function is the condition of the loops that
+follow it: they are modeled, run and match for sizes on both sides of the guard. NULL checks of
+array pointers are taken as false, with a remark; a ``return`` inside a loop still stops modeling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.differential import check_opencl
+from tests.helpers import analyze, named, range_of
+
+GUARDS = """
+#include <stddef.h>
+void small(int n, double *a) {
+  if (n < 4) return;
+  for (int i = 0; i < n; i++)
+    a[i] = i;
+}
+void nullcheck(int n, double *a, const double *b) {
+  if (a == NULL || !b || n <= 0)
+    return;
+  for (int i = 0; i < n; i++)
+    a[i] = 2 * b[i];
+}
+void middle(int n, double *a, double *b) {
+  for (int i = 0; i < n; i++)
+    a[i] = 1;
+  if (n > 100)
+    return;
+  for (int i = 0; i < n; i++)
+    b[i] = a[i] + 1;
+}
+"""
+
+
+def test_a_guard_is_the_condition_of_the_loops_after_it() -> None:
+    f = analyze(GUARDS).function("small")
+    assert f is not None
+    (sa,) = f.scops
+    assert "n >= 4" in str(sa.scop.statements[0].domain), str(sa.scop.statements[0].domain)
+
+
+def test_null_checks_are_assumed_false_with_a_remark() -> None:
+    f = analyze(GUARDS).function("nullcheck")
+    assert f is not None and len(f.scops) == 1
+    notes = named(list(f.remarks), "NotNullAssumption")
+    assert [r.range for r in notes] == [range_of(GUARDS, "a == NULL"), range_of(GUARDS, "!b")]
+    assert "n > 0" in str(f.scops[0].scop.statements[0].domain)
+
+
+@pytest.mark.parametrize("function", ["small", "nullcheck", "middle"])
+def test_guarded_functions_run_and_match_on_both_sides_of_the_guard(tmp_path: Path, function: str) -> None:
+    path = tmp_path / "guards.c"
+    path.write_text(GUARDS)
+    for n in (0, 1, 3, 4, 37, 101):
+        cpu = check_llvm_cpu(str(path), function, {"n": n}, threads=2)
+        assert cpu.ok, f"n={n}\n{cpu.report()}"
+    gpu = check_opencl(str(path), function, {"n": 37})
+    assert gpu.ok, gpu.comparison.report()

@@ -145,6 +145,16 @@ def _negative_division(fn: ir.Function, what: str, rng: SourceRange) -> Remark:
     )
 
 
+def _privatize_hint(scop: Scop, loop: str, arrays: set[str]) -> str:
+    """When only local variables declared outside `loop` carry its dependences: how to give each
+    iteration its own (``double t[8];`` or ``double s;`` moved inside the loop)."""
+    kinds = {a.name: a.kind for a in scop.arrays}
+    if any(kinds.get(a) not in ("local-array", "scalar") for a in arrays):
+        return ""
+    names = ", ".join(f"`{a}`" for a in sorted(arrays))
+    return f"; if every iteration sets {names} before using it, declare it inside loop `{loop}` to give each its own"
+
+
 def scop_remarks(sa: ScopAnalysis) -> list[Remark]:
     scop, deps = sa.scop, sa.deps
     fn = scop.function
@@ -187,6 +197,7 @@ def scop_remarks(sa: ScopAnalysis) -> list[Remark]:
             name = "ReductionLoop"
         else:
             msg = f"loop `{loop.var}` is not parallel: it carries the {first.describe()}{more}"
+            msg += _privatize_hint(scop, loop.var, {d.array for d in lp.carried})
             name = "LoopCarriedDependence"
         out.append(
             analysis(

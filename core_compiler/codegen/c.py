@@ -42,9 +42,8 @@ import islpy as isl
 
 from core_compiler.analysis import FileAnalysis, ScopAnalysis
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, MarkHook
-from core_compiler.codegen.statements import ArrayLayout, StatementPrinter, extent_c
+from core_compiler.codegen.statements import StatementPrinter, local_buffers, outer_declarations
 from core_compiler.cpu import PARALLEL_MARK, CpuOptions, cpu_program
-from core_compiler.frontend import ir
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
@@ -105,15 +104,15 @@ def scop_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str] = froze
     pragmas: list[int] = []
     mark = _omp_mark(printer, pragmas) if options.openmp else None
     body = CPrinter(printer.user, mark).print(ast, 1)
-    expanded = [lay for lay in printer.arrays.values() if _expanded(lay)]
+    allocations, frees = local_buffers(printer)
     lines = [_banner(scop, options), *outer_declarations(scop), "{"]
     lines += [INDENT + ln for ln in _aliases(scop)]
-    lines += [INDENT + _allocation(lay) for lay in expanded]
+    lines += [INDENT + ln for ln in allocations]
     lines += body
-    lines += [f"{INDENT}free({lay.name});" for lay in expanded]
+    lines += [INDENT + ln for ln in frees]
     lines.append("}")
     text = "\n".join(lines)
-    return CScopCode(scop.name, scop.function, scop.range, text, len(pragmas), bool(expanded))
+    return CScopCode(scop.name, scop.function, scop.range, text, len(pragmas), bool(allocations))
 
 
 def _ast(scop: Scop, schedule: isl.Schedule, taken: frozenset[str]) -> isl.AstNode:
@@ -150,28 +149,6 @@ def _omp_mark(printer: StatementPrinter, pragmas: list[int]) -> MarkHook:
 
 
 # ------------------------------------------------------------------------------- declarations
-
-
-def outer_declarations(scop: Scop) -> list[str]:
-    """Scalars declared at the SCoP's top level (outside its loops), now declared before it."""
-    seen: dict[str, str] = {}
-    for s in scop.region.stmts:
-        if isinstance(s, ir.Decl):
-            seen.setdefault(s.name, str(s.type))
-    for a in scop.arrays:
-        if a.kind == "local-scalar" and not a.extents:
-            seen.setdefault(a.name, a.elem_type)
-    return [f"{ctype} {name};" for name, ctype in seen.items()]
-
-
-def _expanded(lay: ArrayLayout) -> bool:
-    return lay.decl.kind == "local-scalar" and bool(lay.extent)
-
-
-def _allocation(lay: ArrayLayout) -> str:
-    elem = lay.decl.elem_type
-    count = " * ".join(f"(size_t)hx_max(1, {extent_c(e)})" for e in lay.extent)
-    return f"{elem} *{lay.name} = ({elem} *)malloc(sizeof({elem}) * {count});"
 
 
 def _aliases(scop: Scop) -> list[str]:

@@ -15,7 +15,12 @@ import islpy as isl
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, call_parts, expr_c
 from core_compiler.codegen.kernel_body import CUDA, KernelPrinter, isl_aliases
 from core_compiler.codegen.opencl import KernelArgSpec, kernel_args
-from core_compiler.codegen.statements import StatementPrinter, extent_c
+from core_compiler.codegen.statements import (
+    StatementPrinter,
+    extent_c,
+    local_buffers,
+    outer_declarations,
+)
 from core_compiler.gpu import GpuProgram, Kernel
 from core_compiler.schedule import original_schedule
 
@@ -138,9 +143,12 @@ def _cpu_fallback(gpu: GpuProgram, offload_if: str) -> list[str]:
     """Too little work for the GPU at these sizes: run the original loops here."""
     ast = isl.AstBuild.from_context(gpu.scop.context.params()).node_from_schedule(original_schedule(gpu.scop))
     host = StatementPrinter(gpu.scop, "flat", scalars_by_pointer=False)
+    allocations, frees = local_buffers(host)
     return [
         f"  if (!({offload_if})) {{  /* too little work to offload at these sizes */",
+        *(f"    {ln}" for ln in (*outer_declarations(gpu.scop), *allocations)),
         *CPrinter(host.user).print(ast, 2),
+        *(f"    {ln}" for ln in frees),
         "    return;",
         "  }",
     ]

@@ -61,6 +61,30 @@ def array_layouts(scop: Scop) -> dict[str, ArrayLayout]:
     return out
 
 
+def outer_declarations(scop: Scop) -> list[str]:
+    """Scalars declared at the SCoP's top level (outside its loops), now declared before it."""
+    seen: dict[str, str] = {}
+    for s in scop.region.stmts:
+        if isinstance(s, ir.Decl) and not isinstance(s.type, ir.Array):
+            seen.setdefault(s.name, str(s.type))
+    for a in scop.arrays:
+        if a.kind == "local-scalar" and not a.extents:
+            seen.setdefault(a.name, a.elem_type)
+    return [f"{ctype} {name};" for name, ctype in seen.items()]
+
+
+def local_buffers(printer: StatementPrinter) -> tuple[list[str], list[str]]:
+    """C that allocates the nest's expanded local scalars and its local arrays on the heap (sized
+    by what the nest touches), and C that frees them."""
+    local = [lay for lay in printer.arrays.values() if lay.decl.kind in ("local-scalar", "local-array") and lay.extent]
+    allocations = []
+    for lay in local:
+        elem = lay.decl.elem_type
+        count = " * ".join(f"(size_t)hx_max(1, {extent_c(e)})" for e in lay.extent)
+        allocations.append(f"{elem} *{lay.name} = ({elem} *)malloc(sizeof({elem}) * {count});")
+    return allocations, [f"free({lay.name});" for lay in local]
+
+
 def _aff_c(a: Affine) -> str:
     return f"({a.isl()})"
 

@@ -80,7 +80,7 @@ class ArrayDecl:
     name: str
     elem_type: str
     extents: tuple[Affine | None, ...]  # outermost first; None where unknown
-    kind: str  # "array" | "scalar" | "local-scalar"
+    kind: str  # "array" | "scalar" | "local-scalar" | "local-array"
     range: SourceRange
     delinearized: bool = False
 
@@ -122,6 +122,7 @@ class _Walker:
     readonly: dict[str, str] = field(default_factory=dict)
     assumptions: list[Problem] = field(default_factory=list)
     local_scalar_dims: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    local_array_dims: dict[str, tuple[str, ...]] = field(default_factory=dict)  # declared inside the nest
     delinearized: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unmodeled: set[str] = field(default_factory=set)  # counters of the enclosing loops that are not modeled
 
@@ -253,6 +254,10 @@ class _Walker:
         return used + self.block(s.other, _Ctx(ctx.loops, (*ctx.constraints, else_c), shifted))
 
     def decl(self, s: ir.Decl, ctx: _Ctx) -> int:
+        if _is_local_array(s) and s.name not in self.symbols:
+            self.symbols[s.name] = s.type
+            self.local_array_dims[s.name] = ctx.iterators
+            return 0
         if not isinstance(s.type, ir.Scalar):
             self.symbols[s.name] = s.type
             self.problem(
@@ -349,6 +354,9 @@ class _Walker:
                 "PointerArithmetic", f"`{e.base}` is not an array or pointer hexplore can see", e.base_range
             )
             return None
+        local = self._local_array(e.base, typ, ctx)
+        if local is not None:
+            return self.local_array_access(e, local, allowed)
         if e.base in self.written or (e.base in self.symbols and self._is_local_pointer(e.base)):
             self.problem(
                 "PossibleAliasing",
@@ -372,6 +380,34 @@ class _Walker:
                 f"{len(decl.extents)} dimensions",
                 e.range,
             )
+            return None
+        return AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
+
+    def _local_array(self, name: str, typ: ir.CType, ctx: _Ctx) -> tuple[str, ...] | None:
+        """The loops a local array (``double t[8];``) is expanded over: those around its declaration
+        inside the nest, none for one declared before the nest. None for anything else."""
+        if name in self.local_array_dims:
+            dims = self.local_array_dims[name]
+            return dims if set(dims) <= set(ctx.iterators) else None
+        local = isinstance(typ, ir.Array) and self.function.param(name) is None and name not in self.written
+        return () if local else None
+
+    def local_array_access(self, e: ir.Subscript, dims: tuple[str, ...], allowed: object) -> AccessInfo | None:
+        """``t[j]`` of a local array declared inside loop ``i`` is ``t[i][j]``: each iteration has
+        its own array, so the iterations do not depend on each other through it."""
+        typ = self.symbols[e.base]
+        if e.base not in self.arrays:
+            extents = (*(None for _ in dims), *self.extents(typ))
+            self.arrays[e.base] = ArrayDecl(e.base, _elem_name(typ), extents, "local-array", e.range)
+        own = len(self.arrays[e.base].extents) - len(dims)
+        indices = [Affine.of({d: 1}) for d in dims]
+        for idx in e.indices:
+            aff = self.index(idx, e, allowed, len(e.indices), own)
+            if aff is None:
+                return None
+            indices.extend(aff)
+        if len(e.indices) != own:
+            self.problem("UnsupportedExpression", f"`{_text(e)}` uses {len(e.indices)} subscripts on an array of {own} dimensions", e.range)
             return None
         return AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
 
@@ -611,6 +647,12 @@ def _assigned_names(stmts: tuple[ir.Stmt, ...]) -> Iterator[tuple[str, SourceRan
 
 def written_names(stmts: tuple[ir.Stmt, ...]) -> set[str]:
     return {name for name, _ in _assigned_names(stmts)}
+
+
+def _is_local_array(s: ir.Decl) -> bool:
+    """``double t[8];``, ``float w[n][3];``: a local array of known size, without an initializer."""
+    typ = s.type
+    return isinstance(typ, ir.Array) and s.init is None and None not in typ.dims and isinstance(typ.elem, ir.Scalar)
 
 
 def _elem_name(typ: ir.CType) -> str:

@@ -1,0 +1,88 @@
+"""Local arrays: one declared inside a loop (``double t[8];`` in loop ``i``) is a separate array per
+iteration, stored side by side (``t[i][j]``), so the loop stays parallel; one declared before the
+loops is one array the nest shares, and the remark on the loop it serializes says how to fix
+that. Both run and match on the CPU, on OpenCL and as generated C, and their CUDA compiles."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from core_compiler.compile import compile_file
+from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.differential import check_c, check_opencl
+from tests.helpers import analyze, named
+
+LOCALS = """
+void inner(int n, double A[n][8], double out[n]) {
+  for (int i = 0; i < n; i++) {
+    double t[8];
+    for (int j = 0; j < 8; j++)
+      t[j] = A[i][j] * A[i][j];
+    double s = 0;
+    for (int j = 0; j < 8; j++)
+      s += t[7 - j] * j;
+    out[i] = s;
+  }
+}
+void outer(int n, double A[n][8], double out[n]) {
+  double t[8];
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < 8; j++)
+      t[j] = A[i][j] + 1;
+    out[i] = t[0] * t[7];
+  }
+}
+void sized(int n, const double *a, double *b) {
+  double tmp[n];
+  for (int i = 0; i < n; i++)
+    tmp[i] = 2 * a[i];
+  for (int i = 0; i < n; i++)
+    b[i] = tmp[n - 1 - i];
+}
+"""
+
+
+def test_an_array_declared_in_a_loop_is_one_per_iteration() -> None:
+    f = analyze(LOCALS).function("inner")
+    assert f is not None
+    (sa,) = f.scops
+    (write,) = sa.scop.statements[0].writes
+    assert "t[i, j]" in str(write.relation), str(write.relation)
+    assert next(lp for lp in sa.deps.loops if lp.loop.var == "i").parallel, [r.message for r in f.remarks]
+    assert not named(list(f.remarks), "PossibleAliasing")
+
+
+def test_a_shared_local_array_gets_a_hint_on_the_loop_it_serializes() -> None:
+    f = analyze(LOCALS).function("outer")
+    assert f is not None and len(f.scops) == 1
+    (carried,) = [r for r in named(list(f.remarks), "LoopCarriedDependence") if r.args["loop"] == "i"]
+    assert "declare it inside loop `i`" in carried.message, carried.message
+
+
+@pytest.mark.parametrize("function", ["inner", "outer", "sized"])
+def test_local_arrays_run_and_match(tmp_path: Path, function: str) -> None:
+    path = tmp_path / "locals.c"
+    path.write_text(LOCALS)
+    for n in (37, 1, 0):
+        cpu = check_llvm_cpu(str(path), function, {"n": n}, threads=2)
+        assert cpu.ok, f"n={n}\n{cpu.report()}"
+        c = check_c(str(path), function, {"n": n})
+        assert c.ok, f"n={n}\n{c.comparison.report()}"
+    gpu = check_opencl(str(path), function, {"n": 37})
+    assert gpu.ok, gpu.comparison.report()
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed: CUDA text cannot be compile-checked")
+def test_cuda_with_local_arrays_compiles_with_its_cpu_fallback(tmp_path: Path) -> None:
+    result = compile_file(analyze(LOCALS, "locals.c"), "cuda")
+    assert any("too little work" in text for text in result.files.values())
+    for name, text in result.files.items():
+        (tmp_path / name).write_text(text)
+    units = sorted(n for n in result.files if n.endswith(".cu"))
+    (tmp_path / "all.cu").write_text("".join(f'#include "{n}"\n' for n in units))
+    proc = subprocess.run(["nvcc", "-c", "-o", str(tmp_path / "all.o"), str(tmp_path / "all.cu")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]

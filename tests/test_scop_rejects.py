@@ -37,7 +37,7 @@ CASES = [
     ),
     (
         "NonCanonicalLoop",
-        "void f(int n, double A[n]) { int i = 0; while (i < n) { A[i] = 0; i++; } }",
+        "void f(int n, double A[n]) { int i = 1; while (i < n) { A[i] = 0; i *= 2; } }",
         "while (i < n)",
     ),
     (

@@ -129,8 +129,40 @@ class Lowerer:
     def block(self, cur: ci.Cursor) -> tuple[ir.Stmt, ...]:
         out: list[ir.Stmt] = []
         for child in cur.get_children():
-            out.extend(self.stmt(child))
+            loop = self.while_as_for(child, out[-1]) if out and child.kind == K.WHILE_STMT else None
+            if loop is not None:
+                out[-1] = loop
+            else:
+                out.extend(self.stmt(child))
         return tuple(out)
+
+    def while_as_for(self, cur: ci.Cursor, before: ir.Stmt) -> ir.For | None:
+        """``i = 0; while (i < n) { ...; i++; }`` as ``for (i = 0; i < n; i++) { ... }`` when `before`
+        sets the counter, the condition reads it, the body ends by stepping it by a constant and
+        changes it nowhere else, and no ``continue`` skips the step."""
+        cond_c, body_c = cur.get_children()
+        typ: ir.CType | None
+        if isinstance(before, ir.Decl):
+            name, typ, init = before.name, before.type, before.init
+        elif isinstance(before, ir.Assign) and before.op == "=" and isinstance(before.target, ir.Var):
+            name, typ, init = before.target.name, before.target.type, before.value
+        else:
+            return None
+        if init is None or not isinstance(typ, ir.Scalar) or not typ.is_integer:
+            return None
+        body = self.body(body_c)
+        cond = self.expr(cond_c)
+        step = _constant_step(body[-1], name) if body else None
+        reads = any(_is_var(e, name) for e in ir.walk_expr(cond))
+        if step is None or not reads or name in _changed(body[:-1]) or _continues(body):
+            return None
+        rng, header = self.range(cur), self._header_range(cur, body_c)
+        first = str(init)[1:-1] if isinstance(init, ir.Binary) else str(init)
+        message = f"this `while` loop counts `{name}` from `{first}` by {step}: hexplore reads it as a `for` loop"
+        self._notes.append(ir.Note("WhileAsFor", message, header))
+        whole = SourceRange(rng.file, before.range.line, before.range.col, rng.end_line, rng.end_col)
+        return ir.For(name, init, cond, step, body[:-1], whole, header, declares_var=False)
+
 
     def body(self, cur: ci.Cursor) -> tuple[ir.Stmt, ...]:
         return self.block(cur) if cur.kind == K.COMPOUND_STMT else tuple(self.stmt(cur))
@@ -581,6 +613,42 @@ def _is_null(e: ir.Expr) -> bool:
     while isinstance(e, ir.Cast):
         e = e.operand
     return isinstance(e, ir.IntLit) and e.value == 0
+
+
+def _constant_step(s: ir.Stmt, name: str) -> int | None:
+    """The constant `s` adds to `name`: ``i++``, ``i += 2``, ``i -= 1``, ``i = i + 4``."""
+    if not isinstance(s, ir.Assign) or not _is_var(s.target, name):
+        return None
+    value, op = s.value, s.op
+    if op == "=" and isinstance(s.value, ir.Binary) and s.value.op in ("+", "-") and _is_var(s.value.lhs, name):
+        value, op = s.value.rhs, s.value.op + "="
+    if op in ("+=", "-=") and isinstance(value, ir.IntLit) and value.value != 0:
+        return value.value if op == "+=" else -value.value
+    return None
+
+
+def _changed(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    """The variables `stmts` assign or declare, loop counters included."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var):
+            out.add(s.target.name)
+        elif isinstance(s, ir.Decl):
+            out.add(s.name)
+        elif isinstance(s, ir.For):
+            out.add(s.var)
+        out |= _changed(ir.sub_statements(s))
+    return out
+
+
+def _continues(stmts: tuple[ir.Stmt, ...]) -> bool:
+    """Whether a ``continue`` of this loop (not of a loop inside it) is among `stmts`."""
+    for s in stmts:
+        if isinstance(s, ir.Jump) and s.kind == "continue":
+            return True
+        if isinstance(s, ir.If | ir.OpaqueStmt) and _continues(ir.sub_statements(s)):
+            return True
+    return False
 
 
 def _is_bare_return(stmts: tuple[ir.Stmt, ...]) -> bool:

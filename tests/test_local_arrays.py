@@ -13,7 +13,7 @@ import pytest
 
 from core_compiler.compile import compile_file
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.differential import check_c, check_opencl
+from core_compiler.runtime.differential import NotCheckable, check_c, check_opencl
 from tests.helpers import analyze, named
 
 LOCALS = """
@@ -86,3 +86,25 @@ def test_cuda_with_local_arrays_compiles_with_its_cpu_fallback(tmp_path: Path) -
     (tmp_path / "all.cu").write_text("".join(f'#include "{n}"\n' for n in units))
     proc = subprocess.run(["nvcc", "-c", "-o", str(tmp_path / "all.o"), str(tmp_path / "all.cu")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+TABLE = """
+void smooth(int n, const double *x, double *y) {
+  static const double w[3] = {0.25, 0.5, 0.25};
+  for (int i = 1; i < n - 1; i++) {
+    double s = 0;
+    for (int k = 0; k < 3; k++)
+      s += w[k] * x[i + k - 1];
+    y[i] = s;
+  }
+}
+"""
+
+
+def test_a_table_with_initial_values_keeps_them(tmp_path: Path) -> None:
+    path = tmp_path / "table.c"
+    path.write_text(TABLE)
+    c = check_c(str(path), "smooth", {"n": 37})  # the generated loops read the function's `w`
+    assert c.ok, c.comparison.report()
+    with pytest.raises(NotCheckable, match=r"`w` .* is a local array with initial values"):
+        check_llvm_cpu(str(path), "smooth", {"n": 37})

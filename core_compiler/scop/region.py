@@ -389,7 +389,7 @@ class _Walker:
         if name in self.local_array_dims:
             dims = self.local_array_dims[name]
             return dims if set(dims) <= set(ctx.iterators) else None
-        local = isinstance(typ, ir.Array) and self.function.param(name) is None and name not in self.written
+        local = isinstance(typ, ir.Array) and name not in self.written and _declares_local_array(self.function.body, name)
         return () if local else None
 
     def local_array_access(self, e: ir.Subscript, dims: tuple[str, ...], allowed: object) -> AccessInfo | None:
@@ -647,6 +647,16 @@ def _assigned_names(stmts: tuple[ir.Stmt, ...]) -> Iterator[tuple[str, SourceRan
 
 def written_names(stmts: tuple[ir.Stmt, ...]) -> set[str]:
     return {name for name, _ in _assigned_names(stmts)}
+
+
+def _declares_local_array(stmts: tuple[ir.Stmt, ...], name: str) -> bool:
+    """Whether `stmts` declare `name` as a local array (`_is_local_array`)."""
+    for s in stmts:
+        if isinstance(s, ir.Decl) and s.name == name:
+            return _is_local_array(s)
+        if _declares_local_array(ir.sub_statements(s), name):
+            return True
+    return False
 
 
 def _is_local_array(s: ir.Decl) -> bool:

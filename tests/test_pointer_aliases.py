@@ -47,6 +47,17 @@ void deref(int n, int m, const double *A, double *y) {
       *out += A[i * m + j];
   }
 }
+void c89(int n, int m, double *a, const double *b) {
+  int i, j;
+  double *pa;
+  const double *pb;
+  for (i = 0; i < n; i++) {
+    pa = a + i * m;
+    pb = &b[i * m];
+    for (j = 0; j < m; j++)
+      pa[j] = pb[j] * 2;
+  }
+}
 void shifted(int n, const double *a, double *b) {
   double *dst = b + 1;
   for (int i = 0; i < n - 1; i++)
@@ -68,6 +79,30 @@ void offset_changes(int n, double *a) {
     double *p = a + k;
     k = i;
     p[i] = 2.0;
+  }
+}
+void used_before_set(int n, double *a) {
+  double *p = a;
+  for (int i = 0; i < n; i++) {
+    p[0] = 1.0;
+    p = a + i;
+  }
+}
+void used_after_block(int n, double *a) {
+  double *p;
+  for (int i = 0; i < n; i++) {
+    p = a + i;
+    p[0] = 1.0;
+  }
+  p[0] = 2.0;
+}
+void set_twice(int n, double *a) {
+  double *p;
+  for (int i = 0; i < n; i++) {
+    p = a + i;
+    p[0] = 1.0;
+    p = a + 2 * i;
+    p[0] = 2.0;
   }
 }
 void escapes(int n, double *a, void use(double *)) {
@@ -104,7 +139,7 @@ def test_each_pointer_gets_a_remark_at_its_declaration() -> None:
     assert len(nested) == 3
 
 
-@pytest.mark.parametrize("function", ["row_add", "row_of_2d", "planes", "deref", "shifted"])
+@pytest.mark.parametrize("function", ["row_add", "row_of_2d", "planes", "deref", "c89", "shifted"])
 def test_aliased_nests_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "aliased.c"
     path.write_text(ALIASED)
@@ -115,7 +150,7 @@ def test_aliased_nests_run_and_match(tmp_path: Path, function: str) -> None:
     assert gpu.ok, gpu.comparison.report()
 
 
-@pytest.mark.parametrize("function", ["bumped", "offset_changes", "escapes"])
+@pytest.mark.parametrize("function", ["bumped", "offset_changes", "used_before_set", "used_after_block", "set_twice", "escapes"])
 def test_moving_or_escaping_pointers_stay_local_pointers(function: str) -> None:
     f = analyze(NOT_ALIASED).function(function)
     assert f is not None

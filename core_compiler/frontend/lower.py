@@ -176,7 +176,7 @@ class Lowerer:
             return
         elif kind == K.DECL_STMT:
             for var in cur.get_children():
-                if var.kind == K.VAR_DECL and not self.pointer_alias(var):
+                if var.kind == K.VAR_DECL and not self.pointer_alias(var, pointers.initializer(var), self.range(var)):
                     yield self.decl(var)
         elif kind == K.FOR_STMT:
             yield self.for_stmt(cur)
@@ -214,7 +214,9 @@ class Lowerer:
             for child in cur.get_children():
                 yield from self.stmt(child)
         elif kind.is_expression():
-            yield self.expr_stmt(cur)
+            setting = pointers.pointer_assignment(_unwrap(cur))
+            if setting is None or not self.pointer_alias(*setting, rng):
+                yield self.expr_stmt(cur)
         else:
             word = kind.name.lower().replace("_stmt", "")
             nested = [c for c in cur.get_children() if c.kind.is_statement()]
@@ -251,25 +253,28 @@ class Lowerer:
         self._notes.append(ir.Note("NotNullAssumption", message, cond.range))
         return None
 
-    def pointer_alias(self, var: ci.Cursor) -> bool:
-        """Whether `var` is a local pointer into an array whose uses are lowered as that array's
-        elements (`pointers.py`); it is then remembered and its declaration dropped."""
-        if self._aliasable is None:
-            body = self._body
-            self._aliasable = pointers.aliasable(body, self._rank) if body is not None else frozenset()
-        init = pointers.initializer(var)
-        if var.hash not in self._aliasable or init is None:
+    def pointer_alias(self, var: ci.Cursor, value: ci.Cursor | None, rng: SourceRange) -> bool:
+        """Whether `var`, declared or set to `value` at `rng`, is a local pointer into an array
+        whose uses are lowered as that array's elements (`pointers.py`); the alias is then
+        remembered and the declaration or assignment dropped."""
+        if var.type.get_canonical().kind != T.POINTER or self._body is None:
             return False
-        alias = pointers.address(init, self._aliases, self.expr, self._rank)
+        if self._aliasable is None:
+            self._aliasable = pointers.aliasable(self._body, self._rank)
+        if var.hash not in self._aliasable:
+            return False
+        if value is None:
+            return True  # `double *row;`, set later
+        alias = pointers.address(value, self._aliases, self.expr, self._rank)
         if alias is None:
             return False
         self._aliases[var.hash] = alias
-        address, name = " ".join(self.slice(self.range(init)).split()), var.spelling
+        address, name = " ".join(self.slice(self.range(value)).split()), var.spelling
         message = (
             f"`{name}` is set once, to `{address}`, and only indexed: hexplore reads `{name}[k]` as "
             f"the element of `{alias.base}` k places further on"
         )
-        self._notes.append(ir.Note("PointerIntoArray", message, self.range(var)))
+        self._notes.append(ir.Note("PointerIntoArray", message, rng))
         return True
 
     def _rank(self, ref: ci.Cursor) -> int:

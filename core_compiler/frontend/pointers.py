@@ -49,17 +49,16 @@ class Alias:
 
 def aliasable(body: ci.Cursor, rank: Callable[[ci.Cursor], int]) -> frozenset[int]:
     """The local pointers of a function `body` (by declaration cursor hash) that can be read as
-    elements of an array: declared ``T *p = <address>`` with a scalar ``T``, never changed, used only
-    as ``p[e]``, ``*p`` or in the address of another such pointer, and declared from values that do
-    not change while ``p`` is in scope. `rank` counts the subscripts a variable takes."""
+    elements of an array: pointers to scalars set once, by their declaration ``T *p = <address>;``
+    or by one statement ``p = <address>;``, never changed otherwise, used only as ``p[e]``, ``*p``
+    or in the address of another such pointer, only after that setting and in its block, and set
+    from values that do not change there. `rank` counts the subscripts a variable takes."""
     scan = _Scan()
     scan.walk(body, None, 0, body.extent.end.offset, None)
-    ok = {
-        var.hash
-        for var, init, end in scan.decls
-        if address(init, {}, _placeholder, rank) is not None
-        and all(scan.quiet(ref.referenced.hash, var.extent.end.offset, end) for ref in _refs(init))
-    }
+    settings: dict[int, list[_Setting]] = defaultdict(list)
+    for st in scan.settings:
+        settings[st.key].append(st)
+    ok = {key for key, (st, *more) in settings.items() if not more and scan.fits(st, rank)}
     while True:
         bad = {p for p in ok if any(into not in ok for into in scan.escaped.get(p, ()))}
         if not bad:
@@ -67,43 +66,99 @@ def aliasable(body: ci.Cursor, rank: Callable[[ci.Cursor], int]) -> frozenset[in
         ok -= bad
 
 
+@dataclass(frozen=True)
+class _Setting:
+    """``T *p = value;`` or ``p = value;``: in effect from source offset `start` to `end` (its block's end)."""
+
+    key: int  # the declaration's cursor hash
+    value: ci.Cursor
+    start: int
+    end: int
+
+
 @dataclass
 class _Scan:
     """Where each variable of a function is changed (assigned, incremented or has its address taken,
     as source offsets) and where it is used other than as ``p[e]`` or ``*p`` (the pointer whose
-    initializer the use is in, None elsewhere), by declaration cursor hash; and the declarations of
-    initialized local pointers to scalars, with the offset where their block ends."""
+    setting the use is in, None elsewhere), by declaration cursor hash; where pointers are used as
+    ``p[e]``; and the settings of local pointers to scalars."""
 
     changed: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     escaped: dict[int, list[int | None]] = field(default_factory=lambda: defaultdict(list))
-    decls: list[tuple[ci.Cursor, ci.Cursor, int]] = field(default_factory=list)
+    elements: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    settings: list[_Setting] = field(default_factory=list)
 
     def walk(self, cur: ci.Cursor, parent: ci.Cursor | None, position: int, end: int, into: int | None) -> None:
         if cur.kind == K.DECL_REF_EXPR and cur.referenced is not None:
-            role = _role(parent, position)
-            if role == "changed":
-                self.changed[cur.referenced.hash].append(cur.extent.start.offset)
-            if role != "element":
-                self.escaped[cur.referenced.hash].append(into)
+            self.reference(cur, _role(parent, position), into)
         if cur.kind == K.COMPOUND_STMT:
             end = cur.extent.end.offset
-        init = initializer(cur) if cur.kind == K.VAR_DECL else None
-        if init is not None:
-            self.decls.append((cur, init, end))
+        value, target = self.setting(cur, parent, end)
         through = cur.kind in _WRAPPERS
         for k, child in enumerate(cur.get_children()):
-            inner = cur.hash if init is not None and child == init else into
+            if target is not None and child == target:
+                continue  # the `p` of `p = value;`: a setting, not a change
+            inner = self.settings[-1].key if value is not None and child == value else into
             self.walk(child, parent if through else cur, position if through else k, end, inner)
+
+    def reference(self, ref: ci.Cursor, role: str, into: int | None) -> None:
+        key = ref.referenced.hash
+        if role == "changed":
+            self.changed[key].append(ref.extent.start.offset)
+        if role == "element":
+            self.elements[key].append(ref.extent.start.offset)
+        else:
+            self.escaped[key].append(into)
+
+    def setting(self, cur: ci.Cursor, parent: ci.Cursor | None, end: int) -> tuple[ci.Cursor | None, ci.Cursor | None]:
+        """The value and the assigned reference when `cur` sets a local pointer to scalars."""
+        if cur.kind == K.VAR_DECL and (init := initializer(cur)) is not None:
+            self.settings.append(_Setting(cur.hash, init, cur.extent.end.offset, end))
+            return init, None
+        statement = parent is not None and parent.kind == K.COMPOUND_STMT
+        if not statement or cur.kind != K.BINARY_OPERATOR or binary_operator(cur) != "=":
+            return None, None
+        lhs, rhs = cur.get_children()
+        target = _unwrap(lhs)
+        var = target.referenced if target.kind == K.DECL_REF_EXPR else None
+        if var is None or var.kind != K.VAR_DECL or not _points_to_scalars(var) or initializer(var) is not None:
+            return None, None
+        self.settings.append(_Setting(var.hash, rhs, cur.extent.end.offset, end))
+        return rhs, lhs
+
+    def fits(self, st: _Setting, rank: Callable[[ci.Cursor], int]) -> bool:
+        """Whether the pointer `st` sets is an alias: an address, from values that do not change
+        while it is in effect, and no element of it is used where it is not."""
+        return (
+            not self.changed.get(st.key)
+            and address(st.value, {}, _placeholder, rank) is not None
+            and all(self.quiet(ref.referenced.hash, st.start, st.end) for ref in _refs(st.value))
+            and all(st.start <= o < st.end for o in self.elements.get(st.key, ()))
+        )
 
     def quiet(self, key: int, start: int, end: int) -> bool:
         """Whether the variable is not changed between the source offsets `start` and `end`."""
         return not any(start <= o < end for o in self.changed.get(key, ()))
 
 
+def pointer_assignment(cur: ci.Cursor) -> tuple[ci.Cursor, ci.Cursor] | None:
+    """The declaration and the value of ``p = value;`` for a variable `p`."""
+    if cur.kind != K.BINARY_OPERATOR or binary_operator(cur) != "=":
+        return None
+    lhs, rhs = cur.get_children()
+    target = _unwrap(lhs)
+    var = target.referenced if target.kind == K.DECL_REF_EXPR else None
+    return (var, rhs) if var is not None else None
+
+
+def _points_to_scalars(var: ci.Cursor) -> bool:
+    typ = var.type.get_canonical()
+    return typ.kind == T.POINTER and typ.get_pointee().get_canonical().kind not in _NOT_SCALAR
+
+
 def initializer(var: ci.Cursor) -> ci.Cursor | None:
     """The initializer of a local pointer to scalars, if it has one."""
-    typ = var.type.get_canonical()
-    if typ.kind != T.POINTER or typ.get_pointee().get_canonical().kind in _NOT_SCALAR:
+    if not _points_to_scalars(var):
         return None
     children = [c for c in var.get_children() if c.kind.is_expression()]
     return children[-1] if children else None

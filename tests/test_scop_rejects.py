@@ -11,6 +11,21 @@ from tests.helpers import analyze, named, range_of, remarks
 
 CASES = [
     (
+        "UnsupportedExpression",  # an unexposed expression wider than its child is not a conversion
+        "#include <stdarg.h>\nvoid f(int n, double *a, ...) { va_list ap; va_start(ap, a); for (int i = 0; i < n; i++) a[i] = va_arg(ap, int); }",
+        "va_arg(ap, int)",
+    ),
+    (
+        "UnsupportedStatement",
+        "void f(int n, volatile double *a) { for (int i = 0; i < n; i++) a[i] = 0; }",
+        "a",
+    ),
+    (
+        "UnsupportedStatement",
+        "void f(int n, _Atomic int *a) { for (int i = 0; i < n; i++) a[i] = i; }",
+        "a",
+    ),
+    (
         "NonAffineSubscript",
         "void f(int n, double A[n][n]) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) A[i][i * j] = 0; }",
         "i * j",
@@ -109,7 +124,7 @@ CASES = [
 
 
 # Where the culprit is shorter than a unique needle: (needle, how many characters of it)
-PREFIX = {"i += 2": 1, "p[i]": 1}
+PREFIX = {"i += 2": 1, "p[i]": 1, "a[i] = ": 1}
 
 
 def _expected(src: str, culprit: str) -> SourceRange:

@@ -141,6 +141,21 @@ def _unary_spelling(kind: int) -> str:
     return str(_lib().clang_getUnaryOperatorKindSpelling(kind))
 
 
+def unwrap(cur: ci.Cursor) -> ci.Cursor:
+    """`cur` without parentheses and implicit conversions. An unexposed expression that spans more
+    than its one child (``va_arg(ap, int)`` around ``ap``) is not a conversion: it stays."""
+    while cur.kind in (ci.CursorKind.UNEXPOSED_EXPR, ci.CursorKind.PAREN_EXPR):
+        children = list(cur.get_children())
+        if len(children) != 1 or (cur.kind == ci.CursorKind.UNEXPOSED_EXPR and not _same_extent(cur, children[0])):
+            break
+        cur = children[0]
+    return cur
+
+
+def _same_extent(a: ci.Cursor, b: ci.Cursor) -> bool:
+    return (a.extent.start.offset, a.extent.end.offset) == (b.extent.start.offset, b.extent.end.offset)
+
+
 def binary_operator(cursor: ci.Cursor) -> str:
     """``+``, ``<=``, ``+=``, … for a BINARY_OPERATOR or COMPOUND_ASSIGNMENT_OPERATOR cursor."""
     return _binary_spelling(_lib().clang_getCursorBinaryOperatorKind(cursor))

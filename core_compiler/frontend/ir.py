@@ -281,6 +281,7 @@ class Param:
     type: CType
     range: SourceRange
     restrict: bool = False
+    volatile: bool = False  # the elements are `volatile` or `_Atomic`: accessed exactly as written
 
 
 @dataclass(frozen=True)

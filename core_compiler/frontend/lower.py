@@ -18,12 +18,12 @@ from core_compiler.frontend.clang_parse import (
     source_range,
     unary_operator,
 )
+from core_compiler.frontend.clang_parse import unwrap as _unwrap
 from core_compiler.source import SourceRange
 
 K = ci.CursorKind
 T = ci.TypeKind
 
-_WRAPPERS = {K.UNEXPOSED_EXPR, K.PAREN_EXPR}
 _CUDA_BUILTINS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _COMPOUND_OPS = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
 _FLOAT_KINDS = {T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.HALF}
@@ -81,7 +81,7 @@ class Lowerer:
     def param(self, cur: ci.Cursor) -> ir.Param:
         typ = cur.type
         return ir.Param(
-            cur.spelling, self.type(typ, cur), self.range(cur), restrict=_is_restrict(typ)
+            cur.spelling, self.type(typ, cur), self.range(cur), _is_restrict(typ), _has_volatile_elements(typ)
         )
 
     # ------------------------------------------------------------------------------ types
@@ -457,6 +457,8 @@ class Lowerer:
         val = evaluate(cur) if kind != K.CALL_EXPR else None
         if isinstance(val, int):
             return ir.IntLit(val, rng)
+        if kind == K.UNEXPOSED_EXPR:
+            return self.opaque(cur, "UnsupportedExpression", f"`{self.slice(rng)}` is not an expression hexplore models")
         what = kind.name.lower().replace("_", " ")
         return self.opaque(cur, "UnsupportedExpression", f"a {what} is not supported")
 
@@ -668,15 +670,6 @@ def _line_offsets(text: str) -> list[int]:
     return offsets
 
 
-def _unwrap(cur: ci.Cursor) -> ci.Cursor:
-    while cur.kind in _WRAPPERS:
-        children = list(cur.get_children())
-        if len(children) != 1:
-            break
-        cur = children[0]
-    return cur
-
-
 def returned_expression(defn: ci.Cursor) -> ci.Cursor | None:
     """The expression of a function definition whose body is exactly ``{ return <expr>; }``."""
     body = [c for c in defn.get_children() if c.kind == K.COMPOUND_STMT]
@@ -761,6 +754,13 @@ def _scalar_name(typ: ci.Type) -> str:
     for q in ("const ", "volatile ", "restrict ", "__restrict "):
         name = name.replace(q, "")
     return name.strip()
+
+
+def _has_volatile_elements(typ: ci.Type) -> bool:
+    """``volatile double *a``, ``_Atomic int a[n]``: elements whose every access must happen as written."""
+    while typ.kind in (T.POINTER, T.CONSTANTARRAY, T.VARIABLEARRAY, T.INCOMPLETEARRAY):
+        typ = typ.get_pointee() if typ.kind == T.POINTER else typ.element_type
+    return typ.is_volatile_qualified() or "_Atomic" in typ.spelling
 
 
 def _is_restrict(typ: ci.Type) -> bool:

@@ -26,6 +26,7 @@ import clang.cindex as ci
 
 from core_compiler.frontend import ir
 from core_compiler.frontend.clang_parse import binary_operator, unary_operator
+from core_compiler.frontend.clang_parse import unwrap as _unwrap
 from core_compiler.source import SourceRange
 
 K = ci.CursorKind
@@ -261,15 +262,6 @@ def _refs(cur: ci.Cursor) -> Iterator[ci.Cursor]:
 
 def _is_pointer(cur: ci.Cursor) -> bool:
     return cur.type.get_canonical().kind in (T.POINTER, T.CONSTANTARRAY, T.VARIABLEARRAY, T.INCOMPLETEARRAY)
-
-
-def _unwrap(cur: ci.Cursor) -> ci.Cursor:
-    while cur.kind in _WRAPPERS:
-        children = list(cur.get_children())
-        if len(children) != 1:
-            break
-        cur = children[0]
-    return cur
 
 
 def _zero() -> ir.IntLit:

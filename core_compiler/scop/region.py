@@ -354,6 +354,15 @@ class _Walker:
                 "PointerArithmetic", f"`{e.base}` is not an array or pointer hexplore can see", e.base_range
             )
             return None
+        param = self.function.param(e.base)
+        if param is not None and param.volatile:
+            self.problem(
+                "UnsupportedStatement",
+                f"`{e.base}` has `volatile` or `_Atomic` elements: each access must happen as written, so "
+                "hexplore leaves these loops as they are",
+                e.base_range,
+            )
+            return None
         local = self._local_array(e.base, typ, ctx)
         if local is not None:
             return self.local_array_access(e, local, allowed)

@@ -11,6 +11,11 @@ from tests.helpers import analyze, named, range_of, remarks
 
 CASES = [
     (
+        "GlobalArray",
+        "double g[10];\nvoid f(int n, double *a) { for (int i = 0; i < 10; i++) a[i] = g[i]; }",
+        "g[i]",
+    ),
+    (
         "UnsupportedExpression",  # an unexposed expression wider than its child is not a conversion
         "#include <stdarg.h>\nvoid f(int n, double *a, ...) { va_list ap; va_start(ap, a); for (int i = 0; i < n; i++) a[i] = va_arg(ap, int); }",
         "va_arg(ap, int)",

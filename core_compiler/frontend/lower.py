@@ -305,11 +305,8 @@ class Lowerer:
                 if isinstance(target, ir.Var | ir.Subscript):
                     return ir.Assign(target, op, self.expr(rhs), rng)
                 why = target.message if isinstance(target, ir.OpaqueExpr) else "an unsupported target"
-                return ir.OpaqueStmt(
-                    _opaque_reason(target),
-                    f"the assignment to `{target}` goes through {why}",
-                    target.range,
-                )
+                message = why if _opaque_reason(target) == "GlobalArray" else f"the assignment to `{target}` goes through {why}"
+                return ir.OpaqueStmt(_opaque_reason(target), message, target.range)
         if kind == K.UNARY_OPERATOR:
             op = unary_operator(cur)
             if op in ("++", "--", "post++", "post--"):
@@ -515,6 +512,13 @@ class Lowerer:
         alias = self._alias(node)
         if alias is not None and len(indices) == 1:
             return alias.element(indices[0], rng, self.range(node))
+        if node.kind == K.DECL_REF_EXPR and _is_global(node):
+            return self.opaque(
+                cur,
+                "GlobalArray",
+                f"`{node.spelling}` is a global array; hexplore models the arrays a function takes as "
+                "parameters or declares itself (pass it as a parameter)",
+            )
         if node.kind == K.DECL_REF_EXPR:
             return ir.Subscript(node.spelling, tuple(indices), rng, self.range(node))
         return self.opaque(
@@ -716,6 +720,11 @@ def _at_call(e: ir.Expr, args: dict[str, ir.Expr], rng: SourceRange) -> ir.Expr:
         return args[e.name]
     e = ir.with_sub_expressions(e, tuple(_at_call(x, args, rng) for x in ir.sub_expressions(e)))
     return replace(e, range=rng, base_range=rng) if isinstance(e, ir.Subscript) else replace(e, range=rng)
+
+
+def _is_global(ref: ci.Cursor) -> bool:
+    decl = ref.referenced
+    return decl is not None and decl.kind == K.VAR_DECL and decl.semantic_parent.kind == K.TRANSLATION_UNIT
 
 
 def _ref_name(cur: ci.Cursor) -> str | None:

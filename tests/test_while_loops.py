@@ -88,3 +88,19 @@ def test_while_loops_run_and_match(tmp_path: Path, function: str) -> None:
         assert c.ok, f"{sizes}\n{c.comparison.report()}"
     gpu = check_opencl(str(path), function, {"n": 9, "m": 7})
     assert gpu.ok, gpu.comparison.report()
+
+
+def test_a_counting_loop_inside_one_that_is_not_gets_one_remark() -> None:
+    src = """
+void f(int n, double *a) {
+  int i = 1;
+  while (i < n) {
+    int j = 0;
+    while (j < 4) { a[j] = i; j++; }
+    i = i * 2;
+  }
+}
+"""
+    f = analyze(src).function("f")
+    assert f is not None
+    assert [r.range for r in named(list(f.remarks), "WhileAsFor")] == [range_of(src, "while (j < 4)")]

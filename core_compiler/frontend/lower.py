@@ -150,11 +150,13 @@ class Lowerer:
             return None
         if init is None or not isinstance(typ, ir.Scalar) or not typ.is_integer:
             return None
+        notes = len(self._notes)
         body = self.body(body_c)
         cond = self.expr(cond_c)
         step = _constant_step(body[-1], name) if body else None
         reads = any(_is_var(e, name) for e in ir.walk_expr(cond))
         if step is None or not reads or name in _changed(body[:-1]) or _continues(body):
+            del self._notes[notes:]  # the body is lowered again as the `while` loop's
             return None
         rng, header = self.range(cur), self._header_range(cur, body_c)
         first = str(init)[1:-1] if isinstance(init, ir.Binary) else str(init)
@@ -162,7 +164,6 @@ class Lowerer:
         self._notes.append(ir.Note("WhileAsFor", message, header))
         whole = SourceRange(rng.file, before.range.line, before.range.col, rng.end_line, rng.end_col)
         return ir.For(name, init, cond, step, body[:-1], whole, header, declares_var=False)
-
 
     def body(self, cur: ci.Cursor) -> tuple[ir.Stmt, ...]:
         return self.block(cur) if cur.kind == K.COMPOUND_STMT else tuple(self.stmt(cur))

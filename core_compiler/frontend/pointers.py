@@ -44,7 +44,7 @@ class Alias:
 
     def element(self, index: ir.Expr, rng: SourceRange, base_range: SourceRange) -> ir.Subscript:
         last = self.indices[-1]
-        at = index if isinstance(last, ir.IntLit) and last.value == 0 else ir.Binary("+", last, index, rng)
+        at = index if _is_zero(last) else ir.Binary("+", last, index, rng)
         return ir.Subscript(self.base, (*self.indices[:-1], at), rng, base_range)
 
 

@@ -375,22 +375,28 @@ class _Walker:
                 array=e.base,
             )
             return None
-        decl = self.array_decl(e.base, typ, e.range)
+        self.array_decl(e.base, typ, e.range)
+        indices = self.subscripts(e, allowed)
+        return None if indices is None else AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
+
+    def subscripts(self, e: ir.Subscript, allowed: object, expanded: int = 0) -> list[Affine] | None:
+        """The affine subscripts of `e` on its array, past the `expanded` loop dimensions of a local
+        array, or None (with a problem). Delinearizing `e` may add dimensions to the array."""
+        dims = len(self.arrays[e.base].extents) - expanded
         indices: list[Affine] = []
         for idx in e.indices:
-            aff = self.index(idx, e, allowed, len(e.indices), len(decl.extents))
+            aff = self.index(idx, e, allowed, len(e.indices), dims)
             if aff is None:
                 return None
             indices.extend(aff)
-        if len(indices) != len(self.arrays[e.base].extents):
+        if len(indices) != len(self.arrays[e.base].extents) - expanded:
             self.problem(
                 "UnsupportedExpression",
-                f"`{_text(e)}` uses {len(e.indices)} subscripts on an array of "
-                f"{len(decl.extents)} dimensions",
+                f"`{_text(e)}` uses {len(e.indices)} subscripts on an array of {dims} dimensions",
                 e.range,
             )
             return None
-        return AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
+        return indices
 
     def _local_array(self, name: str, typ: ir.CType, ctx: _Ctx) -> tuple[str, ...] | None:
         """The loops a local array (``double t[8];``) is expanded over: those around its declaration
@@ -408,16 +414,10 @@ class _Walker:
         if e.base not in self.arrays:
             extents = (*(None for _ in dims), *self.extents(typ))
             self.arrays[e.base] = ArrayDecl(e.base, _elem_name(typ), extents, "local-array", e.range)
-        own = len(self.arrays[e.base].extents) - len(dims)
-        indices = [Affine.of({d: 1}) for d in dims]
-        for idx in e.indices:
-            aff = self.index(idx, e, allowed, len(e.indices), own)
-            if aff is None:
-                return None
-            indices.extend(aff)
-        if len(e.indices) != own:
-            self.problem("UnsupportedExpression", f"`{_text(e)}` uses {len(e.indices)} subscripts on an array of {own} dimensions", e.range)
+        own = self.subscripts(e, allowed, len(dims))
+        if own is None:
             return None
+        indices = [Affine.of({d: 1}) for d in dims] + own
         return AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
 
     def index(self, idx: ir.Expr, e: ir.Subscript, allowed: object, n_idx: int, n_dims: int) -> list[Affine] | None:

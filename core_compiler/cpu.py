@@ -26,6 +26,7 @@ split or has a single iteration), which generators then run sequentially.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -194,7 +195,10 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
         sizes = isl.MultiVal.zero(node.band_get_space())
         for k in range(n):
             sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
+        across = None if not threads or node.band_member_get_coincident(0) else _parallel_member(node, context)
         node = node.band_tile(sizes)  # tile band, point band
+        if across is not None:  # trmm's (k, i, j): the tiles of j first, in parallel
+            node = _permute(node, [across, *(k for k in range(n) if k != across)]).band_member_set_coincident(0, 1)
         parallel = threads and bool(node.band_member_get_coincident(0))
         depth = 1
         if threads and not parallel:
@@ -207,31 +211,47 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
         if threads and not parallel:  # doitgen's r loop, with a copy of sum per thread
             private = _privatized(points, context)
             parallel = private is not None
+        across = None if parallel or not threads else _parallel_member(points, context)
+        if across is not None:  # gramschmidt's (i, j): strips of j first, in parallel
+            points, depth, parallel = _strips(points, across, STRIP), 1, True
         split = None if parallel or not threads else _inner_parallel(points, context)
         if split is not None:  # trmm's (k, i, j): k carries a dependence, the i loop runs in parallel
             points, depth, inner = points.band_split(split).child(0), 1, True
         inside = inside_parallel or parallel or inner
     points = _transform_children(points, context, inside)
     if permutable and options.jam > 1:
-        points = _jam(points, options, whole_first=inner or (parallel and not tiled))
+        points = _jam(points, options, whole_first=inner or (parallel and not tiled and across is None))
     if inner:
         points = _mark(points)
     node = _ascend(points, depth)
-    return _mark(node, private or ()) if parallel else node
+    return _mark(node, ParallelMark(private or (), blocks=tiled or across is not None)) if parallel else node
 
 
-def _mark(node: isl.ScheduleNode, private: tuple[str, ...] = ()) -> isl.ScheduleNode:
-    name = f"{PARALLEL_MARK} private({', '.join(private)})" if private else PARALLEL_MARK
-    return node.insert_mark(isl.Id(name, context=node.get_ctx()))
+@dataclass(frozen=True)
+class ParallelMark:
+    """What a ``parallel`` mark says about the loop below it, and its name in the tree:
+    ``parallel``, ``parallel private(sum, t)``, ``parallel blocks``."""
+
+    private: tuple[str, ...] = ()  # arrays each thread works on a copy of (`_privatized`)
+    blocks: bool = False  # each thread runs one block of consecutive iterations (OpenMP's static schedule)
+
+    @property
+    def name(self) -> str:
+        clauses = ([f"private({', '.join(self.private)})"] if self.private else []) + (["blocks"] if self.blocks else [])
+        return " ".join([PARALLEL_MARK, *clauses])
+
+    @staticmethod
+    def parse(name: str) -> ParallelMark | None:
+        """The mark named `name`, None for other marks."""
+        head, _, rest = name.partition(" ")
+        if head != PARALLEL_MARK:
+            return None
+        private = re.search(r"private\(([^)]*)\)", rest)
+        return ParallelMark(tuple(private.group(1).split(", ")) if private else (), rest.endswith("blocks"))
 
 
-def private_arrays(mark: str) -> tuple[str, ...] | None:
-    """The arrays a ``parallel private(sum, t)`` mark copies per thread; None for other marks
-    (a plain ``parallel`` mark: ``()``)."""
-    if mark == PARALLEL_MARK:
-        return ()
-    head, _, rest = mark.partition(" private(")
-    return tuple(rest.removesuffix(")").split(", ")) if head == PARALLEL_MARK and rest else None
+def _mark(node: isl.ScheduleNode, mark: ParallelMark = ParallelMark()) -> isl.ScheduleNode:
+    return node.insert_mark(isl.Id(mark.name, context=node.get_ctx()))
 
 
 def _privatized(band: isl.ScheduleNode, context: _Context) -> tuple[str, ...] | None:
@@ -291,6 +311,37 @@ def _zero(delta: isl.Set) -> isl.Set:
     return delta
 
 
+STRIP = 32  # the width of the strips an untiled band's parallel member is cut into (`_strips`)
+
+
+def _parallel_member(band: isl.ScheduleNode, context: _Context) -> int | None:
+    """The first member after the first of a permutable band whose loop carries no dependence
+    inside the loops around the band (its iterations touch no element another one writes,
+    whatever the band's other members): its strips, or its tiles, can run outermost and in
+    parallel, one region of threads instead of one per iteration of the band's first loop."""
+    if context.union is None or band.band_n_member() < 2 or not band.band_get_permutable():
+        return None
+    prefix = band.get_prefix_schedule_union_map()
+    partial = band.band_get_partial_schedule()
+    try:
+        for k in range(1, band.band_n_member()):
+            member = isl.UnionMap.from_multi_union_pw_aff(isl.MultiUnionPwAff.from_union_pw_aff(partial.get_at(k)))
+            if _carries_nothing(prefix.flat_range_product(member), context.union):
+                return k
+    except isl.Error:  # a compute-out: the band runs as it would without
+        context.scop.ctx.reset_operations()
+    return None
+
+
+def _strips(band: isl.ScheduleNode, member: int, width: int) -> isl.ScheduleNode:
+    """A band of one member above `band`, the strips of `width` consecutive values of its
+    `member`, coincident (`_parallel_member`); returns `band`, below it. Legal: the band is
+    permutable, so its member may be strip-mined and the strip loop moved outermost."""
+    strip = isl.MultiUnionPwAff.from_union_pw_aff(band.band_get_partial_schedule().get_at(member))
+    strip = strip.scale_down_val(isl.Val.int_from_si(band.get_ctx(), width)).floor()
+    return band.insert_partial_schedule(strip).band_member_set_coincident(0, 1).child(0)
+
+
 def _inner_parallel(band: isl.ScheduleNode, context: _Context) -> int | None:
     """The first member of an untiled band, other than the first and the innermost (the vector
     loop), whose loop carries no dependence inside the loops of the members before it."""
@@ -331,7 +382,7 @@ def _wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
     node = tiles.delete().insert_partial_schedule(skewed).band_set_permutable(1)
     node = node.band_split(1).child(0).band_member_set_coincident(0, 1)
     node = node.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)  # one loop, not pieces
-    return _mark(node).parent()
+    return _mark(node, ParallelMark(blocks=True)).parent()
 
 
 def _jam(band: isl.ScheduleNode, options: CpuOptions, whole_first: bool = False) -> isl.ScheduleNode:

@@ -43,7 +43,7 @@ import islpy as isl
 from core_compiler.analysis import FileAnalysis, ScopAnalysis
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, MarkHook
 from core_compiler.codegen.statements import StatementPrinter, local_buffers, outer_declarations
-from core_compiler.cpu import PARALLEL_MARK, CpuOptions, cpu_program
+from core_compiler.cpu import CpuOptions, ParallelMark, cpu_program
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
@@ -139,7 +139,8 @@ def _omp_mark(printer: StatementPrinter, pragmas: list[int]) -> MarkHook:
 
     def mark(name: str, node: isl.AstNode, depth: int) -> list[str] | None:
         child = node.mark_get_node()
-        if name != PARALLEL_MARK or child.get_type() != _T.for_:
+        parallel = ParallelMark.parse(name)
+        if parallel is None or parallel.private or child.get_type() != _T.for_:
             return None
         pragmas.append(depth)
         inner = CPrinter(printer.user, mark)

@@ -10,8 +10,8 @@ A ``for`` directly under a ``parallel`` mark (see `core_compiler/cpu.py`) is out
 ``<name>.omp<k>(ptr data)``, whose ``data`` is a struct of every value in scope; the function calls
 ``GOMP_parallel(outlined, &data, 0, 0)`` and each thread runs every n-th chunk of consecutive
 iterations (``omp_get_thread_num``/``omp_get_num_threads``; `CHUNKS_PER_THREAD` chunks each, which
-balances triangular loops), or every n-th iteration when the loop's bound is not a plain
-``c <= e``. What isl made into something other than a ``for`` under the mark (a split loop, an
+balances triangular loops, or one block each under a ``parallel blocks`` mark), or every n-th
+iteration when the loop's bound is not a plain ``c <= e``. What isl made into something other than a ``for`` under the mark (a split loop, an
 ``if``) runs sequentially.
 
 ``hx_call_<name>(ptr argv)`` calls the function with ``argv[k]`` pointing at argument k, the
@@ -28,7 +28,7 @@ import islpy as isl
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from core_compiler.cpu import PARALLEL_MARK, CpuOptions, build_ast, cpu_program, private_arrays
+from core_compiler.cpu import PARALLEL_MARK, CpuOptions, ParallelMark, build_ast, cpu_program
 from core_compiler.deps import Dependences
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, emit_loop, statement_table
@@ -173,13 +173,13 @@ class _Outliner:
 
     def outline(self, low: AstLowering, mark: isl.AstNode, scope: Scope) -> None:
         loop = mark.mark_get_node()
-        private = private_arrays(mark.mark_get_id().get_name()) or ()
-        if loop.get_type() != _T.for_ or (private and _upper_bounds(loop.for_get_cond(), _iterator(loop)) is None):
+        options = ParallelMark.parse(mark.mark_get_id().get_name()) or ParallelMark()
+        if loop.get_type() != _T.for_ or (options.private and _upper_bounds(loop.for_get_cond(), _iterator(loop)) is None):
             low.lower(loop, scope)  # without chunks, no thread knows it runs the last iteration
             return
         fields = _captured(scope)
         struct = ir.LiteralStructType([v.type for _, _, v in fields])
-        fn = self._outlined(low, loop, fields, struct, private)
+        fn = self._outlined(low, loop, fields, struct, options)
         b = low.builder
         with b.goto_entry_block():
             data = b.alloca(struct, name="omp.data")
@@ -191,14 +191,14 @@ class _Outliner:
         b.call(gomp, [fn, data, ir.Constant(I32, 0), ir.Constant(I32, 0)])
 
     def _outlined(self, low: AstLowering, loop: isl.AstNode, fields: list[tuple[str, str, ir.Value]],
-                  struct: ir.LiteralStructType, private: tuple[str, ...]) -> ir.Function:  # fmt: skip
+                  struct: ir.LiteralStructType, options: ParallelMark) -> ir.Function:  # fmt: skip
         """``omp<k>(ptr data)`` unpacks `data` and calls ``omp<k>.body``, whose array arguments are
         ``noalias`` again (pointers loaded from a struct are not), so its loops vectorize without
         run-time alias checks."""
         module = low.builder.module
         name = f"{self.parent}.omp{self.count}"
         self.count += 1
-        body = self._body(low, loop, fields, name, private)
+        body = self._body(low, loop, fields, name, options)
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR]), name=name)
         fn.linkage = "internal"
         b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -213,7 +213,7 @@ class _Outliner:
         return fn
 
     def _body(self, low: AstLowering, loop: isl.AstNode, fields: list[tuple[str, str, ir.Value]],
-              name: str, private: tuple[str, ...]) -> ir.Function:  # fmt: skip
+              name: str, options: ParallelMark) -> ir.Function:  # fmt: skip
         types = [v.type for _, _, v in fields] + [I64, I64]
         fn = ir.Function(low.builder.module, ir.FunctionType(ir.VoidType(), types), name=f"{name}.body")
         fn.linkage = "internal"
@@ -223,9 +223,10 @@ class _Outliner:
                 arg.add_attribute("noalias")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         scope = _scope_of(fields, list(fn.args))
-        copies = [_PrivateCopy.of(b, low.statements, a, scope) for a in private]
+        copies = [_PrivateCopy.of(b, low.statements, a, scope) for a in options.private]
         scope = replace(scope, arrays={**scope.arrays, **{c.array: c.copy for c in copies}})
-        last = _split_loop(low.at(b), loop, scope, fn.args[-2], fn.args[-1])
+        chunks = 1 if options.blocks else CHUNKS_PER_THREAD
+        last = _split_loop(low.at(b), loop, scope, fn.args[-2], fn.args[-1], chunks)
         if copies:
             with b.if_then(last):
                 for c in copies:
@@ -287,10 +288,13 @@ def _scope_of(fields: list[tuple[str, str, ir.Value]], values: list[ir.Value]) -
 CHUNKS_PER_THREAD = 8  # the iterations of a parallel loop are dealt out in this many chunks per thread
 
 
-def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value, nth: ir.Value) -> ir.Value:
+def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value, nth: ir.Value,
+                chunks_per_thread: int = CHUNKS_PER_THREAD) -> ir.Value:  # fmt: skip
     """This thread's share of `loop`: every `nth` chunk of consecutive iterations from chunk `tid`
-    (OpenMP's ``schedule(static, chunk)``), chunks small enough that each thread gets several, so
-    a triangular loop (``j <= i``) gives each thread a fair share of the work; or every `nth`
+    (OpenMP's ``schedule(static, chunk)``), `chunks_per_thread` of them, so that a triangular loop
+    (``j <= i``) gives each thread a fair share of the work; one (a block) where neighbouring
+    iterations write the same cache lines (strips of a row), which would bounce between threads at
+    every chunk's edge; or every `nth`
     iteration from `tid` when the loop's bound is not a plain ``c <= e``. Returns whether this
     thread ran the last iteration (false in the second case, where it is not known)."""
     b = low.builder
@@ -315,8 +319,9 @@ def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value
     diff = b.sub(ub, init)
     trips = b.select(b.icmp_signed("<", diff, ir.Constant(I64, 0)), ir.Constant(I64, 0),
                      b.add(b.sdiv(diff, inc), ir.Constant(I64, 1)))  # fmt: skip
-    chunks = b.mul(nth, ir.Constant(I64, CHUNKS_PER_THREAD))
-    chunk = b.select(b.icmp_signed("<", trips, chunks), ir.Constant(I64, 1), b.sdiv(trips, chunks))
+    chunks = b.mul(nth, ir.Constant(I64, chunks_per_thread))
+    rounded_up = b.sdiv(b.add(trips, b.sub(chunks, ir.Constant(I64, 1))), chunks)
+    chunk = b.select(b.icmp_signed("<", trips, chunks), ir.Constant(I64, 1), rounded_up)
     stride = b.mul(nth, chunk)
 
     def one_chunk(lo: ir.Value) -> None:

@@ -29,6 +29,7 @@ from core_compiler import cpu
 from core_compiler.cpu import (
     INDEPENDENT,
     CpuOptions,
+    ParallelMark,
     _point_order,
     _score,
     build_ast,
@@ -314,18 +315,31 @@ def _marked_loops(node: isl.AstNode, depth: int = 0) -> list[tuple[int, bool]]:
 TRMM = ("trmm.c", "kernel_trmm", {"m": 30, "n": 21}, {"m": "M", "n": "N"})
 
 
-def test_a_loop_that_carries_nothing_inside_a_sequential_one_runs_in_parallel() -> None:
+def test_a_member_that_carries_nothing_runs_outermost_in_parallel_strips() -> None:
     """isl orders trmm's update ``(k, i, j)``: ``k`` carries a dependence (row ``k`` of ``B`` is
-    read before it is updated), ``i`` does not, so the ``i`` loop runs in parallel for each ``k``.
-    It takes the dependences to see that: isl marks only ``j`` as coincident."""
+    read before it is updated), ``i`` does too, ``j`` none: strips of 32 ``j`` run outermost, in
+    parallel, one block of strips per thread (neighbouring strips write the same cache lines),
+    instead of the ``i`` loop once per ``k``. It takes the dependences to see that."""
     case = _case(*TRMM)
     scop, deps = case.analysis.scop, case.analysis.deps
     schedule = compute_schedule(scop, deps)
     untiled = CpuOptions(tile_size=0)
-    assert (1, True) in _marked_loops(cpu_program(scop, schedule, untiled, deps).ast)
-    assert (1, True) not in _marked_loops(cpu_program(scop, schedule, untiled).ast)
-    seidel = _case(*SEIDEL)  # its tilable band (t, t + i, 2t + i + j): every loop carries
+    ast = cpu_program(scop, schedule, untiled, deps).ast
+    assert _marked_loops(ast)[0] == (0, True)
+    assert _mark_names(ast)[0] == "parallel blocks"
+    assert ParallelMark.parse("parallel blocks") == ParallelMark(blocks=True)
+    assert _mark_names(ast) == ["parallel blocks", "parallel"]  # then ``B[i][j] *= alpha``
+    assert _mark_names(cpu_program(scop, schedule, untiled).ast) == ["parallel"]
+
+
+def test_a_loop_that_carries_nothing_inside_a_sequential_one_runs_in_parallel() -> None:
+    """seidel's default band has no member free of dependences, but once its first loop is fixed
+    the second carries none: that loop runs in parallel, once per iteration of the first. On its
+    tilable band ``(t, t + i, 2t + i + j)`` every loop carries one."""
+    seidel = _case(*SEIDEL)
     scop, deps = seidel.analysis.scop, seidel.analysis.deps
+    untiled = CpuOptions(tile_size=0)
+    assert _marked_loops(cpu_program(scop, compute_schedule(scop, deps), untiled, deps).ast) == [(1, True)]
     assert _marked_loops(cpu_program(scop, compute_schedule(scop, deps, TILABLE), untiled, deps).ast) == []
 
 
@@ -424,13 +438,15 @@ DOITGEN = ("doitgen.c", "kernel_doitgen", {"nr": 9, "nq": 7, "np": 13}, {"nr": "
 def test_doitgen_runs_r_in_parallel_on_a_copy_of_sum_per_thread() -> None:
     """Every ``(r, q)`` rewrites ``sum`` before reading it: the ``r`` loop carries only the reuse
     of ``sum``, which a copy per thread removes; the copy of the thread that runs the last ``r``
-    is what ``sum`` holds afterwards. Without `privatize` only the innermost ``p`` loop runs in
+    is what ``sum`` holds afterwards. Without `privatize` only loops inside ``r`` and ``q`` run in
     parallel."""
     case = _case(*DOITGEN)
     scop, deps = case.analysis.scop, case.analysis.deps
     schedule = compute_schedule(scop, deps)
     assert _mark_names(cpu_program(scop, schedule, PRIVATE, deps).ast) == ["parallel private(sum)"]
-    assert _mark_names(cpu_program(scop, schedule, replace(PRIVATE, privatize=False), deps).ast) == ["parallel"]
+    without = cpu_program(scop, schedule, replace(PRIVATE, privatize=False), deps).ast
+    assert _mark_names(without) == ["parallel blocks", "parallel"]  # strips of ``p``, and ``p``
+    assert all(depth == 2 for depth, _ in _marked_loops(without))
     assert compile_variant(case, "untiled").module.parallel_loops == 1
 
 

@@ -15,8 +15,9 @@ from core_compiler.deps import Dependences, compute_dependences
 from core_compiler.frontend import ParseOptions, ir, run_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
+from core_compiler.scop.affine import WRAPS
 from core_compiler.scop.detect import assumption_remarks, detect_scops
-from core_compiler.scop.model import Scop, build_model, negative_division
+from core_compiler.scop.model import Scop, build_model, modulo_out_of_range, negative_division
 from core_compiler.scop.region import RegionInfo
 from core_compiler.source import SourceRange
 
@@ -114,7 +115,10 @@ def _model_and_deps(
             lambda: (build_model(fn.name, index, region, ctx), []),
             render.scop_model,
         )
-        negative = negative_division(scop)  # isl work too: inside the budget's try
+        wraps = modulo_out_of_range(scop)  # isl work too: inside the budget's try
+        if wraps is not None:
+            return _modulo_out_of_range(fn, *wraps)
+        negative = negative_division(scop)
         if negative is not None:
             return _negative_division(fn, *negative)
         deps, _ = trace.run(
@@ -132,6 +136,18 @@ def _model_and_deps(
             detail=str(e),
         )
     return ScopAnalysis(scop, deps)
+
+
+def _modulo_out_of_range(fn: ir.Function, subscript: str, rng: SourceRange) -> Remark:
+    return missed(
+        "polyhedral-model",
+        "ModuloOutOfRange",
+        f"in `{subscript}`, hexplore models `x % n` by a size only where `x` stays between 0 and "
+        f"{WRAPS}n - 1 (as in `(i + 1) % n`), which it cannot show here, so this loop nest is not "
+        "modeled",
+        rng,
+        fn.name,
+    )
 
 
 def _negative_division(fn: ir.Function, what: str, rng: SourceRange) -> Remark:

@@ -224,7 +224,7 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
     if inner:
         points = _mark(points)
     node = _ascend(points, depth)
-    return _mark(node, ParallelMark(private or (), blocks=tiled or across is not None)) if parallel else node
+    return _mark(node, ParallelMark(private or (), blocks=across is not None)) if parallel else node
 
 
 @dataclass(frozen=True)
@@ -382,7 +382,7 @@ def _wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
     node = tiles.delete().insert_partial_schedule(skewed).band_set_permutable(1)
     node = node.band_split(1).child(0).band_member_set_coincident(0, 1)
     node = node.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)  # one loop, not pieces
-    return _mark(node, ParallelMark(blocks=True)).parent()
+    return _mark(node).parent()
 
 
 def _jam(band: isl.ScheduleNode, options: CpuOptions, whole_first: bool = False) -> isl.ScheduleNode:

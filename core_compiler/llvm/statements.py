@@ -26,7 +26,7 @@ from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.c_types import CValue
 from core_compiler.llvm.isl_expr import lower_expr
 from core_compiler.llvm.math_calls import MathLibrary
-from core_compiler.scop.affine import Affine, is_atom
+from core_compiler.scop.affine import Affine, is_atom, wrap_pieces, wrapping_mod
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo
 
@@ -147,10 +147,13 @@ class StatementLowering:
         return out
 
     def atom(self, b: ir.IRBuilder, text: str, names: Mapping[str, ir.Value]) -> ir.Value:
-        """A ``floor((i)/2)`` or ``((i) mod 2)`` term, through isl's own AST expression for it."""
+        """A ``floor((i)/2)`` or ``((i) mod 2)`` term, through isl's own AST expression for it;
+        ``((i + 1) mod (n))`` as the model reads it (`wrapping_mod`)."""
         if text not in self._atoms:
             ids = tuple(sorted(set(re.findall(r"[A-Za-z_]\w*", text)) - {"floor", "mod"}))
-            pa = isl.PwAff.read_from_str(self.scop.ctx, f"[{', '.join(ids)}] -> {{ [({text})] }}")
+            wraps = wrapping_mod(text)
+            pieces = "; ".join(f"[{v}] : {w}" for v, w in wrap_pieces(*wraps)) if wraps else f"[({text})]"
+            pa = isl.PwAff.read_from_str(self.scop.ctx, f"[{', '.join(ids)}] -> {{ {pieces} }}")
             build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space()))
             self._atoms[text] = (build.expr_from_pw_aff(pa), ids)
         expr, _ = self._atoms[text]

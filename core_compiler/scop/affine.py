@@ -91,8 +91,9 @@ class NotAffine:
 AtomNamer = Callable[[str], str]
 
 
-def affine(expr: ir.Expr, allowed: Callable[[str], bool]) -> Affine | NotAffine:
-    """The affine form of `expr` over the names for which `allowed` is true."""
+def affine(expr: ir.Expr, allowed: Callable[[str], bool], wrapping: bool = False) -> Affine | NotAffine:
+    """The affine form of `expr` over the names for which `allowed` is true; with `wrapping` (a
+    subscript), ``e % m`` by a size is a `wrapping_mod` atom."""
     if isinstance(expr, ir.IntLit):
         return Affine.of({}, expr.value)
     if isinstance(expr, ir.Var):
@@ -101,15 +102,15 @@ def affine(expr: ir.Expr, allowed: Callable[[str], bool]) -> Affine | NotAffine:
         return NotAffine(expr, "variable", expr.name)
     if isinstance(expr, ir.Cast):
         if isinstance(expr.type, ir.Scalar) and expr.type.is_integer:
-            return affine(expr.operand, allowed)
+            return affine(expr.operand, allowed, wrapping)
         return NotAffine(expr, "float")
     if isinstance(expr, ir.Unary) and expr.op in ("-", "+"):
-        inner = affine(expr.operand, allowed)
+        inner = affine(expr.operand, allowed, wrapping)
         if isinstance(inner, NotAffine) or expr.op == "+":
             return inner
         return -inner
     if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*", "/", "%"):
-        return _binary(expr, allowed)
+        return _binary(expr, allowed, wrapping)
     if isinstance(expr, ir.Subscript):
         return NotAffine(expr, "array")
     if isinstance(expr, ir.Call):
@@ -119,13 +120,15 @@ def affine(expr: ir.Expr, allowed: Callable[[str], bool]) -> Affine | NotAffine:
     return NotAffine(expr, "other")
 
 
-def _binary(expr: ir.Binary, allowed: Callable[[str], bool]) -> Affine | NotAffine:
-    lhs = affine(expr.lhs, allowed)
+def _binary(expr: ir.Binary, allowed: Callable[[str], bool], wrapping: bool) -> Affine | NotAffine:
+    lhs = affine(expr.lhs, allowed, wrapping)
     if isinstance(lhs, NotAffine):
         return lhs
-    rhs = affine(expr.rhs, allowed)
+    rhs = affine(expr.rhs, allowed, wrapping)
     if isinstance(rhs, NotAffine):
         return rhs
+    if wrapping and expr.op == "%" and not rhs.is_constant() and not any(map(is_atom, lhs.names | rhs.names)):
+        return Affine.of({f"(({lhs.isl()}) mod ({rhs.isl()}))": 1})
     if expr.op == "+":
         return lhs + rhs
     if expr.op == "-":
@@ -150,6 +153,29 @@ def _binary(expr: ir.Binary, allowed: Callable[[str], bool]) -> Affine | NotAffi
 
 def is_atom(name: str) -> bool:
     return name.startswith(("floor(", "(("))
+
+
+WRAPS = 4  # `wrapping_mod`: how many times ``e`` of ``e % m`` may pass a multiple of ``m``
+
+
+def wrapping_mod(atom: str) -> tuple[str, str] | None:
+    """``((e) mod (m))``, C's ``e % m`` by a size ``m`` (``a[(i + 1) % n]``, a periodic
+    boundary): isl text of ``e`` and ``m``; None for other names. isl's ``mod`` takes constants
+    only, so the model reads it in pieces (`wrap_pieces`), which is C's value while
+    ``0 <= e < WRAPS * m`` (`core_compiler.scop.model.modulo_out_of_range` checks that)."""
+    head, sep, rest = atom.partition(") mod (")
+    if not sep or not head.startswith("((") or not rest.endswith("))"):
+        return None
+    return head[2:], rest[:-2]
+
+
+def wrap_pieces(e: str, m: str) -> list[tuple[str, str]]:
+    """``e % m`` as isl text in pieces ``(value, where)``: ``e - q*m`` where ``q*m <= e < (q+1)*m``,
+    for q below `WRAPS` (the first piece also where ``e < 0``, which `wrapping_mod` excludes)."""
+    return [
+        (f"({e}) - {q}*({m})" if q else f"({e})", f"{e} < {q + 1}*({m})" + (f" and {e} >= {q}*({m})" if q else ""))
+        for q in range(WRAPS)
+    ]
 
 
 # ------------------------------------------------------------------------------ conditions

@@ -14,7 +14,16 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from core_compiler.scop.affine import Affine, Dnf, dnf_isl, is_atom, isl_name
+from core_compiler.scop.affine import (
+    WRAPS,
+    Affine,
+    Dnf,
+    dnf_isl,
+    is_atom,
+    isl_name,
+    wrap_pieces,
+    wrapping_mod,
+)
 from core_compiler.scop.region import AccessInfo, ArrayDecl, LoopInfo, RegionInfo, StmtInfo
 from core_compiler.source import SourceRange
 
@@ -133,13 +142,9 @@ def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statem
     ).intersect_domain(domain)
 
     def access(a: AccessInfo, is_write: bool) -> Access:
-        idx = ", ".join(i.isl() for i in a.indices)
-        rel = isl.Map.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] -> {isl_name(a.array)}[{idx}] }}")
-        where = domain
-        if a.guard:  # read on one side of `?:`/`&&`/`||` only
-            guard = " and ".join(f"({dnf_isl(c)})" for c in a.guard)
-            where = where.intersect(isl.Set.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] : {guard} }}"))
-        return Access(a.array, rel.intersect_domain(where), a, is_write)
+        pieces = [f"{s.name}[{iters}] -> {isl_name(a.array)}[{idx}] : {where}" for idx, where in _wrapped(a)]
+        rel = isl.Map.read_from_str(ctx, f"{params} -> {{ {'; '.join(pieces)} }}")
+        return Access(a.array, rel.intersect_domain(_guarded(ctx, f"{params} -> {{ {s.name}[{iters}]", domain, a)), a, is_write)
 
     return Statement(
         s.name,
@@ -149,6 +154,46 @@ def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statem
         tuple(access(a, False) for a in s.reads),
         tuple(access(a, True) for a in s.writes),
     )
+
+
+def _wrapped(a: AccessInfo) -> list[tuple[str, str]]:
+    """The subscripts of `a` as isl text, in pieces with their conditions: one per combination of
+    the pieces of its `wrapping_mod` atoms (``(i + 1) % n``)."""
+    atoms = sorted({n for i in a.indices for n in i.names if wrapping_mod(n)})
+    plain = ", ".join(i.isl() for i in a.indices)
+    choices = [wrap_pieces(*(wrapping_mod(atom) or ("", ""))) for atom in atoms]
+    pieces = []
+    for combination in itertools.product(*choices):
+        idx = plain
+        for atom, (value, _) in zip(atoms, combination, strict=True):
+            idx = idx.replace(atom, f"({value})")
+        pieces.append((idx, " and ".join(where for _, where in combination) or "true"))
+    return pieces
+
+
+def modulo_out_of_range(scop: Scop) -> tuple[str, SourceRange] | None:
+    """A subscript ``e % m`` by a size whose ``e`` may leave ``0 .. WRAPS*m - 1``, where the
+    model's reading of it (`wrapping_mod`) is not C's value: the subscript and where, or None."""
+    params = "[" + ", ".join(isl_name(p) for p in scop.params) + "]"
+    for st in scop.statements:
+        iters = ", ".join(isl_name(i) for i in st.info.iterators)
+        for a in (*st.reads, *st.writes):
+            for atom in sorted({n for i in a.info.indices for n in i.names if wrapping_mod(n)}):
+                e, m = wrapping_mod(atom) or ("", "")
+                head = f"{params} -> {{ {st.name}[{iters}]"
+                fits = isl.Set.read_from_str(scop.ctx, f"{head} : 0 <= {e} < {WRAPS}*({m}) }}")
+                if not _guarded(scop.ctx, head, st.domain, a.info).is_subset(fits):
+                    return a.info.text, a.info.range
+    return None
+
+
+def _guarded(ctx: isl.Context, head: str, domain: isl.Set, a: AccessInfo) -> isl.Set:
+    """The instances of `domain` that make access `a`: those where its guard holds (a read on one
+    side of ``?:``, ``&&`` or ``||``). `head` is ``[params] -> { S[i, j]``."""
+    if not a.guard:
+        return domain
+    guard = " and ".join(f"({dnf_isl(c)})" for c in a.guard)
+    return domain.intersect(isl.Set.read_from_str(ctx, f"{head} : {guard} }}"))
 
 
 def _extent(ctx: isl.Context, params: str, a: ArrayDecl) -> isl.Set:

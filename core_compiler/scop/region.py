@@ -422,7 +422,7 @@ class _Walker:
 
     def index(self, idx: ir.Expr, e: ir.Subscript, allowed: object, n_idx: int, n_dims: int) -> list[Affine] | None:
 
-        aff = affine(idx, allowed)  # type: ignore[arg-type]
+        aff = affine(idx, allowed, wrapping=True)  # type: ignore[arg-type]
         if not isinstance(aff, NotAffine) and not any(is_atom(n) for n in aff.names):
             if e.base in self.delinearized and n_idx == 1:
                 self.problem(

@@ -7,10 +7,13 @@ tiles) is then unrolled-and-jammed, and with ``isolate`` the strips that are who
 apart from the rest, so that their copies need no tests. A band with one member is left as it
 is. The outermost band of each subtree whose first member is coincident gets a ``parallel``
 mark, so a code generator can run that loop across threads (an OpenMP ``parallel for`` in C,
-``GOMP_parallel`` in LLVM IR); a tiled band whose first member is not runs its tiles in
-wavefronts instead, the second tile loop parallel; an untiled one is split above its first member
+``GOMP_parallel`` in LLVM IR). A band whose first member is not, but another member's loop
+carries no dependence at all (trmm's ``j``), runs that member's tiles, or untiled its strips,
+outermost under a ``parallel blocks`` mark (one block of iterations per thread: neighbouring
+strips write the same cache lines). Otherwise a tiled band runs its tiles in
+wavefronts, the second tile loop parallel; an untiled one is split above its first member
 (other than the innermost) whose loop carries no dependence once the loops before it are fixed,
-which is then marked (trmm's ``i`` inside ``k``: the dependences decide this, isl's coincidence
+which is then marked (seidel's second loop: the dependences decide this, isl's coincidence
 flags are not enough). With ``privatize``, an untiled band whose first loop carries only the
 reuse of arrays that every iteration writes before it reads them (doitgen's ``sum``, a C89
 temporary declared before the loop) is marked ``parallel private(sum)``: each thread works on a
@@ -215,7 +218,7 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
         if across is not None:  # gramschmidt's (i, j): strips of j first, in parallel
             points, depth, parallel = _strips(points, across, STRIP), 1, True
         split = None if parallel or not threads else _inner_parallel(points, context)
-        if split is not None:  # trmm's (k, i, j): k carries a dependence, the i loop runs in parallel
+        if split is not None:  # seidel's: its first loop carries a dependence, the second none inside it
             points, depth, inner = points.band_split(split).child(0), 1, True
         inside = inside_parallel or parallel or inner
     points = _transform_children(points, context, inside)

@@ -197,7 +197,7 @@ def choose_variant(
     which wins when parallel loops nested in sequential ones start the threads more often than
     they gain (doitgen's ``p`` loop inside ``r`` and ``q``).
     On one thread, the variants are built without parallel loops: a loop that runs in parallel
-    inside a sequential one (trmm's ``i`` inside ``k``) can keep that one from being jammed.
+    inside a sequential one (seidel's second loop inside its first) can keep that one from being jammed.
     Also returns each variant's arrays, for checking them all."""
     threads = max_threads()
     parallel = parallel and threads > 1

@@ -159,16 +159,21 @@ def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statem
 def _wrapped(a: AccessInfo) -> list[tuple[str, str]]:
     """The subscripts of `a` as isl text, in pieces with their conditions: one per combination of
     the pieces of its `wrapping_mod` atoms (``(i + 1) % n``)."""
-    atoms = sorted({n for i in a.indices for n in i.names if wrapping_mod(n)})
+    atoms = _wraps(a)
     plain = ", ".join(i.isl() for i in a.indices)
-    choices = [wrap_pieces(*(wrapping_mod(atom) or ("", ""))) for atom in atoms]
     pieces = []
-    for combination in itertools.product(*choices):
+    for combination in itertools.product(*(wrap_pieces(e, m) for _, e, m in atoms)):
         idx = plain
-        for atom, (value, _) in zip(atoms, combination, strict=True):
+        for (atom, _, _), (value, _) in zip(atoms, combination, strict=True):
             idx = idx.replace(atom, f"({value})")
         pieces.append((idx, " and ".join(where for _, where in combination) or "true"))
     return pieces
+
+
+def _wraps(a: AccessInfo) -> list[tuple[str, str, str]]:
+    """The `wrapping_mod` atoms of `a`'s subscripts, each with its ``e`` and ``m``."""
+    atoms = sorted({n for i in a.indices for n in i.names})
+    return [(atom, *parts) for atom in atoms if (parts := wrapping_mod(atom)) is not None]
 
 
 def modulo_out_of_range(scop: Scop) -> tuple[str, SourceRange] | None:
@@ -178,8 +183,7 @@ def modulo_out_of_range(scop: Scop) -> tuple[str, SourceRange] | None:
     for st in scop.statements:
         iters = ", ".join(isl_name(i) for i in st.info.iterators)
         for a in (*st.reads, *st.writes):
-            for atom in sorted({n for i in a.info.indices for n in i.names if wrapping_mod(n)}):
-                e, m = wrapping_mod(atom) or ("", "")
+            for _, e, m in _wraps(a.info):
                 head = f"{params} -> {{ {st.name}[{iters}]"
                 fits = isl.Set.read_from_str(scop.ctx, f"{head} : 0 <= {e} < {WRAPS}*({m}) }}")
                 if not _guarded(scop.ctx, head, st.domain, a.info).is_subset(fits):

@@ -9,8 +9,10 @@ is. The outermost band of each subtree whose first member is coincident gets a `
 mark, so a code generator can run that loop across threads (an OpenMP ``parallel for`` in C,
 ``GOMP_parallel`` in LLVM IR). A band whose first member is not, but another member's loop
 carries no dependence at all (trmm's ``j``), runs that member's tiles, or untiled its strips,
-outermost under a ``parallel blocks`` mark (one block of iterations per thread: neighbouring
-strips write the same cache lines). Otherwise a tiled band runs its tiles in
+outermost. A marked loop whose iterations all do the same work (`_uniform`) is marked ``parallel
+blocks``: one block of iterations per thread, which keeps each thread on its own columns as the
+loops around it move on, and keeps neighbouring strips, which write the same cache lines, on one
+thread; a triangular one is dealt out in chunks. Otherwise a tiled band runs its tiles in
 wavefronts, the second tile loop parallel; an untiled one is split above its first member
 (other than the innermost) whose loop carries no dependence once the loops before it are fixed,
 which is then marked (seidel's second loop: the dependences decide this, isl's coincidence
@@ -199,6 +201,7 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
         for k in range(n):
             sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
         across = None if not threads or node.band_member_get_coincident(0) else _parallel_member(node, context)
+        even = threads and _uniform(node, across or 0, context)
         node = node.band_tile(sizes)  # tile band, point band
         if across is not None:  # trmm's (k, i, j): the tiles of j first, in parallel
             node = _permute(node, [across, *(k for k in range(n) if k != across)]).band_member_set_coincident(0, 1)
@@ -215,6 +218,7 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
             private = _privatized(points, context)
             parallel = private is not None
         across = None if parallel or not threads else _parallel_member(points, context)
+        even = (parallel or across is not None) and _uniform(points, across or 0, context)
         if across is not None:  # gramschmidt's (i, j): strips of j first, in parallel
             points, depth, parallel = _strips(points, across, STRIP), 1, True
         split = None if parallel or not threads else _inner_parallel(points, context)
@@ -225,9 +229,9 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
     if permutable and options.jam > 1:
         points = _jam(points, options, whole_first=inner or (parallel and not tiled and across is None))
     if inner:
-        points = _mark(points)
+        points = _mark(points, ParallelMark(blocks=_uniform(points, 0, context)))
     node = _ascend(points, depth)
-    return _mark(node, ParallelMark(private or (), blocks=across is not None)) if parallel else node
+    return _mark(node, ParallelMark(private or (), blocks=even)) if parallel else node
 
 
 @dataclass(frozen=True)
@@ -334,6 +338,33 @@ def _parallel_member(band: isl.ScheduleNode, context: _Context) -> int | None:
     except isl.Error:  # a compute-out: the band runs as it would without
         context.scop.ctx.reset_operations()
     return None
+
+
+def _uniform(band: isl.ScheduleNode, member: int, context: _Context) -> bool:
+    """Whether each iteration of the band's `member` loop does the same work, whatever its value:
+    for every statement below, the values of the other loops (around, in the band, below) that
+    go with one value of it do not depend on which (gramschmidt's ``j``: each column is ``m``
+    rows; not cholesky's ``i``, whose ``j <= i``). Such a loop runs in one block of iterations per
+    thread, balanced, and each thread keeps its block as the loops around it move on; a
+    triangular one is dealt out in chunks."""
+    depth = band.get_schedule_depth() + member
+    full = band.get_prefix_schedule_union_map().flat_range_product(band.get_subtree_schedule_union_map())
+    try:
+        return all(_even(m.range(), depth) for m in _maps(_flat(full).intersect_domain(band.get_domain())))
+    except isl.Error:  # a compute-out: chunks
+        context.scop.ctx.reset_operations()
+        return False
+
+
+def _even(points: isl.Set, k: int) -> bool:
+    """Whether `points` is the points whose dimension `k` is allowed by the others and whose other
+    dimensions are allowed by the rest: nothing ties dimension `k` to the dimensions after it."""
+    n = points.dim(isl.dim_type.set)
+    if k >= n:
+        return True
+    around = points.project_out(isl.dim_type.set, k + 1, n - k - 1).insert_dims(isl.dim_type.set, k + 1, n - k - 1)
+    rest = points.project_out(isl.dim_type.set, k, 1).insert_dims(isl.dim_type.set, k, 1)
+    return around.intersect(rest).is_subset(points)
 
 
 def _strips(band: isl.ScheduleNode, member: int, width: int) -> isl.ScheduleNode:

@@ -292,9 +292,9 @@ def _split_loop(low: AstLowering, loop: isl.AstNode, scope: Scope, tid: ir.Value
                 chunks_per_thread: int = CHUNKS_PER_THREAD) -> ir.Value:  # fmt: skip
     """This thread's share of `loop`: every `nth` chunk of consecutive iterations from chunk `tid`
     (OpenMP's ``schedule(static, chunk)``), `chunks_per_thread` of them, so that a triangular loop
-    (``j <= i``) gives each thread a fair share of the work; one (a block) where neighbouring
-    iterations write the same cache lines (strips of a row), which would bounce between threads at
-    every chunk's edge; or every `nth`
+    (``j <= i``) gives each thread a fair share of the work; one (a block) where every iteration
+    does the same work, so that a thread keeps its iterations, and their cache lines, as the loops
+    around move on; or every `nth`
     iteration from `tid` when the loop's bound is not a plain ``c <= e``. Returns whether this
     thread ran the last iteration (false in the second case, where it is not known)."""
     b = low.builder

@@ -328,8 +328,24 @@ def test_a_member_that_carries_nothing_runs_outermost_in_parallel_strips() -> No
     assert _marked_loops(ast)[0] == (0, True)
     assert _mark_names(ast)[0] == "parallel blocks"
     assert ParallelMark.parse("parallel blocks") == ParallelMark(blocks=True)
-    assert _mark_names(ast) == ["parallel blocks", "parallel"]  # then ``B[i][j] *= alpha``
-    assert _mark_names(cpu_program(scop, schedule, untiled).ast) == ["parallel"]
+    assert _mark_names(ast) == ["parallel blocks", "parallel blocks"]  # then ``B[i][j] *= alpha``
+    assert _mark_names(cpu_program(scop, schedule, untiled).ast) == ["parallel blocks"]
+
+
+CHOLESKY = ("cholesky.c", "kernel_cholesky", {"n": 40}, {"n": None})
+
+
+def test_a_parallel_loop_whose_iterations_do_equal_work_runs_in_one_block_per_thread() -> None:
+    """lu's update ``for i > k: for j > k`` gives every ``i`` the same row of ``j``: one block of
+    ``i`` per thread is balanced, and as ``k`` grows each thread keeps most of its rows. In
+    cholesky's ``for i > k: for k < j <= i`` row ``i`` has ``i - k`` elements: blocks would leave
+    one thread the long rows, so its ``i`` is dealt out in chunks; its column division
+    ``A[i][k] /= A[k][k]`` is even again."""
+    lu, cholesky = _case(*LU), _case(*CHOLESKY)
+    untiled = CpuOptions(tile_size=0)
+    for case, marks in ((lu, ["parallel blocks"]), (cholesky, ["parallel blocks", "parallel"])):
+        scop, deps = case.analysis.scop, case.analysis.deps
+        assert _mark_names(cpu_program(scop, compute_schedule(scop, deps), untiled, deps).ast) == marks
 
 
 def test_a_loop_that_carries_nothing_inside_a_sequential_one_runs_in_parallel() -> None:
@@ -443,9 +459,9 @@ def test_doitgen_runs_r_in_parallel_on_a_copy_of_sum_per_thread() -> None:
     case = _case(*DOITGEN)
     scop, deps = case.analysis.scop, case.analysis.deps
     schedule = compute_schedule(scop, deps)
-    assert _mark_names(cpu_program(scop, schedule, PRIVATE, deps).ast) == ["parallel private(sum)"]
+    assert _mark_names(cpu_program(scop, schedule, PRIVATE, deps).ast) == ["parallel private(sum) blocks"]
     without = cpu_program(scop, schedule, replace(PRIVATE, privatize=False), deps).ast
-    assert _mark_names(without) == ["parallel blocks", "parallel"]  # strips of ``p``, and ``p``
+    assert _mark_names(without) == ["parallel blocks", "parallel blocks"]  # strips of ``p``, and ``p``
     assert all(depth == 2 for depth, _ in _marked_loops(without))
     assert compile_variant(case, "untiled").module.parallel_loops == 1
 
@@ -484,7 +500,7 @@ void triangle(int n, double A[n][n], double B[n][n], double tmp[n]) {
 
 @pytest.mark.parametrize(
     ("function", "private"),
-    [("rowdot", ["parallel private(t)"]), ("carried", []), ("triangle", [])],
+    [("rowdot", ["parallel private(t) blocks"]), ("carried", []), ("triangle", [])],
 )
 def test_only_a_temporary_each_iteration_writes_before_reading_is_copied(
     tmp_path: Path, function: str, private: list[str]

@@ -47,11 +47,12 @@ class RunReport:
 
 
 def default_sizes(fn: ir.Function, sizes: Mapping[str, int] | None = None) -> dict[str, int]:
-    """A value for every integer scalar parameter: from `sizes`, else `DEFAULT_SIZE`."""
+    """A value for every integer scalar parameter (and integer global the function reads): from
+    `sizes`, else `DEFAULT_SIZE`."""
     given = dict(sizes or {})
     return {
         p.name: int(given.get(p.name, DEFAULT_SIZE))
-        for p in fn.params
+        for p in fn.inputs
         if isinstance(p.type, ir.Scalar) and p.type.is_integer
     }
 

@@ -11,9 +11,9 @@ from tests.helpers import analyze, named, range_of, remarks
 
 CASES = [
     (
-        "GlobalArray",
-        "double g[10];\nvoid f(int n, double *a) { for (int i = 0; i < 10; i++) a[i] = g[i]; }",
-        "g[i]",
+        "GlobalScalar",
+        "double g;\nvoid f(int n, double *a) { for (int i = 0; i < 10; i++) g += a[i]; }",
+        "g",
     ),
     (
         "UnsupportedExpression",  # an unexposed expression wider than its child is not a conversion
@@ -129,7 +129,7 @@ CASES = [
 
 
 # Where the culprit is shorter than a unique needle: (needle, how many characters of it)
-PREFIX = {"i += 2": 1, "p[i]": 1, "a[i] = ": 1}
+PREFIX = {"i += 2": 1, "p[i]": 1, "a[i] = ": 1, "g += ": 1}
 
 
 def _expected(src: str, culprit: str) -> SourceRange:

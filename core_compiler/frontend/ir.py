@@ -282,6 +282,8 @@ class Param:
     range: SourceRange
     restrict: bool = False
     volatile: bool = False  # the elements are `volatile` or `_Atomic`: accessed exactly as written
+    constant: bool = False  # a global declared `const` (a table with its initial values)
+    values: tuple[int | float, ...] | None = None  # a constant table's initial values, flat (the rest are 0)
 
 
 @dataclass(frozen=True)
@@ -305,9 +307,16 @@ class Function:
     is_cuda_kernel: bool = False
     text: str = ""  # the function's source text, the key of per-function caches
     notes: tuple[Note, ...] = ()
+    globals: tuple[Param, ...] = ()  # the file-scope variables it uses, in order of first use
+
+    @property
+    def inputs(self) -> tuple[Param, ...]:
+        """What a call depends on: the parameters, then the globals it uses."""
+        return self.params + self.globals
 
     def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
+        """The parameter, or the global the function uses, named `name`."""
+        return next((p for p in self.inputs if p.name == name), None)
 
 
 def sub_statements(stmt: Stmt) -> tuple[Stmt, ...]:

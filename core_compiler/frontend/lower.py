@@ -46,6 +46,7 @@ class Lowerer:
         self._aliasable: frozenset[int] | None = None  # in the function being lowered, when needed
         self._body: ci.Cursor | None = None
         self._notes: list[ir.Note] = []
+        self._globals: dict[str, ir.Param] = {}  # the file-scope variables the function uses
 
     # ------------------------------------------------------------------------------ entry
 
@@ -62,7 +63,7 @@ class Lowerer:
     def function(self, cur: ci.Cursor) -> ir.Function:
         params = tuple(self.param(p) for p in cur.get_children() if p.kind == K.PARM_DECL)
         body_cur = next((c for c in cur.get_children() if c.kind == K.COMPOUND_STMT), None)
-        self._aliases, self._aliasable, self._body, self._notes = {}, None, body_cur, []
+        self._aliases, self._aliasable, self._body, self._notes, self._globals = {}, None, body_cur, [], {}
         body = self.guards_as_conditions(self.block(body_cur)) if body_cur is not None else ()
         is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())
         rng = self.range(cur)
@@ -76,6 +77,7 @@ class Lowerer:
             is_cuda_kernel=is_kernel,
             text=self.slice(rng),
             notes=tuple(self._notes),
+            globals=tuple(self._globals.values()),
         )
 
     def param(self, cur: ci.Cursor) -> ir.Param:
@@ -290,6 +292,8 @@ class Lowerer:
                 return rank
 
     def decl(self, cur: ci.Cursor) -> ir.Decl:
+        if cur.type.kind == T.CONSTANTARRAY and _is_const(cur.type):
+            self._use_global(cur)  # a `const` table is an input like a global one
         init = next((c for c in cur.get_children() if _is_initializer(cur, c)), None)
         init_ir = self.expr(init) if init is not None else None
         return ir.Decl(cur.spelling, self.type(cur.type, cur), init_ir, self.range(cur))
@@ -303,15 +307,20 @@ class Lowerer:
             if op == "=" or op in _COMPOUND_OPS:
                 lhs, rhs = cur.get_children()
                 target = self.expr(lhs)
+                if _is_global_scalar(lhs):
+                    return _global_write(target)
                 if isinstance(target, ir.Var | ir.Subscript):
                     return ir.Assign(target, op, self.expr(rhs), rng)
                 why = target.message if isinstance(target, ir.OpaqueExpr) else "an unsupported target"
-                message = why if _opaque_reason(target) == "GlobalArray" else f"the assignment to `{target}` goes through {why}"
+                message = f"the assignment to `{target}` goes through {why}"
                 return ir.OpaqueStmt(_opaque_reason(target), message, target.range)
         if kind == K.UNARY_OPERATOR:
             op = unary_operator(cur)
             if op in ("++", "--", "post++", "post--"):
-                target = self.expr(next(cur.get_children()))
+                operand = next(cur.get_children())
+                target = self.expr(operand)
+                if _is_global_scalar(operand):
+                    return _global_write(target)
                 if isinstance(target, ir.Var | ir.Subscript):
                     aop = "+=" if "+" in op else "-="
                     return ir.Assign(target, aop, ir.IntLit(1, rng), rng)
@@ -426,6 +435,8 @@ class Lowerer:
             ref = cur.referenced
             if ref is not None and ref.kind == K.ENUM_CONSTANT_DECL:
                 return ir.IntLit(ref.enum_value, rng)
+            if _is_global(cur):
+                self._use_global(cur.referenced)
             return ir.Var(cur.spelling, rng, self._type(cur.type, []))
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
             return self.subscript(cur, rng)
@@ -514,12 +525,7 @@ class Lowerer:
         if alias is not None and len(indices) == 1:
             return alias.element(indices[0], rng, self.range(node))
         if node.kind == K.DECL_REF_EXPR and _is_global(node):
-            return self.opaque(
-                cur,
-                "GlobalArray",
-                f"`{node.spelling}` is a global array; hexplore models the arrays a function takes as "
-                "parameters or declares itself (pass it as a parameter)",
-            )
+            self._use_global(node.referenced)
         if node.kind == K.DECL_REF_EXPR:
             return ir.Subscript(node.spelling, tuple(indices), rng, self.range(node))
         return self.opaque(
@@ -554,6 +560,16 @@ class Lowerer:
         if ref.kind != K.DECL_REF_EXPR or ref.referenced is None:
             return None
         return self._aliases.get(ref.referenced.hash)
+
+    def _use_global(self, decl: ci.Cursor) -> None:
+        """Record that the function uses the file-scope variable `decl`, when it holds numbers: an
+        input of every call (`ir.Function.globals`), modeled like a parameter."""
+        if decl.spelling not in self._globals and _numeric(self.type(decl.type, decl)):
+            typ = decl.type
+            constant = _is_const(typ)
+            init = next((c for c in decl.get_children() if _is_initializer(decl, c)), None)
+            values = _table(init, typ) if constant and init is not None else None
+            self._globals[decl.spelling] = replace(self.param(decl), constant=constant, values=values)
 
     def opaque(self, cur: ci.Cursor, reason: str, message: str) -> ir.OpaqueExpr:
         rng = self.range(cur)
@@ -726,6 +742,63 @@ def _at_call(e: ir.Expr, args: dict[str, ir.Expr], rng: SourceRange) -> ir.Expr:
 def _is_global(ref: ci.Cursor) -> bool:
     decl = ref.referenced
     return decl is not None and decl.kind == K.VAR_DECL and decl.semantic_parent.kind == K.TRANSLATION_UNIT
+
+
+def _table(init: ci.Cursor, typ: ci.Type) -> tuple[int | float, ...] | None:
+    """The values of array type `typ` that the initializer `init` gives, flat, in C's order (what a
+    brace list leaves out is 0); None where an element is not a constant (designators, strings,
+    braces left out)."""
+    if typ.kind != T.CONSTANTARRAY:
+        value = evaluate(init)
+        return None if value is None else (value,)
+    count, elem = typ.element_count, typ.element_type
+    init = _unwrap(init)
+    if init.kind != K.INIT_LIST_EXPR:
+        return None
+    out: list[int | float] = []
+    items = list(init.get_children())
+    if len(items) > count:
+        return None
+    for item in items:
+        part = _table(item, elem)
+        if part is None:
+            return None
+        out += part
+    return (*out, *(0,) * ((count - len(items)) * _flat_count(elem)))
+
+
+def _is_const(typ: ci.Type) -> bool:
+    """A `const` variable, or an array of `const` elements."""
+    while typ.kind == T.CONSTANTARRAY:
+        typ = typ.element_type
+    return bool(typ.is_const_qualified())
+
+
+def _numeric(typ: ir.CType) -> bool:
+    """A number, or an array of (pointer to) numbers: what a global may be to be an input."""
+    while isinstance(typ, ir.Array | ir.Pointer):
+        typ = typ.elem if isinstance(typ, ir.Array) else typ.pointee
+    return isinstance(typ, ir.Scalar)
+
+
+def _flat_count(typ: ci.Type) -> int:
+    n = 1
+    while typ.kind == T.CONSTANTARRAY:
+        n, typ = n * typ.element_count, typ.element_type
+    return n
+
+
+def _is_global_scalar(cur: ci.Cursor) -> bool:
+    cur = _unwrap(cur)
+    return cur.kind == K.DECL_REF_EXPR and _is_global(cur) and cur.type.kind not in (T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.POINTER)
+
+
+def _global_write(target: ir.Expr) -> ir.OpaqueStmt:
+    message = (
+        f"this writes the global variable `{target}`; hexplore models globals the function only "
+        "reads, and global arrays (keep the value in a local variable, or return it)"
+    )
+    return ir.OpaqueStmt("GlobalScalar", message, target.range)
 
 
 def _ref_name(cur: ci.Cursor) -> str | None:

@@ -44,6 +44,9 @@ def make_inputs(layout: Layout, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def make_array(slot: ArraySlot, seed: int = 0) -> np.ndarray:
+    """Random values (seeded by `seed` and the name), or a constant table's own."""
+    if slot.values is not None:
+        return np.array(slot.values, dtype=slot.dtype).reshape(slot.shape)
     rng = np.random.default_rng([seed, zlib.crc32(slot.name.encode())])
     kind = slot.dtype.kind
     if kind == "f":

@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,20 +80,41 @@ def trampoline_name(function: str) -> str:
 
 
 def wrapper_source(source_path: str, layout: Layout) -> str:
-    """The translation unit that includes `source_path` and exports the trampoline."""
+    """The translation unit that includes `source_path` and exports the trampoline; for a function
+    that uses globals, also ``hx_in_f(args)``, which sets them from their slots, and
+    ``hx_out_f(args)``, which copies the global arrays back (``A`` in ``args[3]``)::
+
+        void hx_in_f(void **args) { __builtin_memcpy(A, args[3], sizeof A); }
+    """
     args = ", ".join(
         f"*({s.c_type} *)args[{i}]" if isinstance(s, ScalarSlot) else f"args[{i}]"
         for i, s in enumerate(layout.slots)
+        if not s.glob
     )
     call = f"{layout.function}({args})"
     if layout.returns != "void":
         call = f"*({layout.returns} *)ret = {call}"
-    return (
-        f'#include "{Path(source_path).resolve()}"\n\n'
-        f"void {trampoline_name(layout.function)}(void **args, void *ret);\n"
-        f"void {trampoline_name(layout.function)}(void **args, void *ret)\n"
-        f"{{\n  (void)args;\n  (void)ret;\n  {call};\n}}\n"
-    )
+    out = f'#include "{Path(source_path).resolve()}"\n\n'
+    out += _exported(trampoline_name(layout.function), "void **args, void *ret", ["(void)ret;", f"{call};"])
+    if any(s.glob for s in layout.slots):
+        sets = [_set_global(s, i) for i, s in enumerate(layout.slots) if s.glob and s.glob != "table"]
+        gets = [f"__builtin_memcpy(args[{i}], {s.name}, sizeof {s.name});" for i, s in enumerate(layout.slots) if s.glob == "array"]
+        out += _exported(f"hx_in_{layout.function}", "void **args", sets)
+        out += _exported(f"hx_out_{layout.function}", "void **args", gets)
+    return out
+
+
+def _exported(name: str, params: str, lines: list[str]) -> str:
+    body = "".join(f"  {line}\n" for line in ["(void)args;", *lines])
+    return f"void {name}({params});\nvoid {name}({params})\n{{\n{body}}}\n"
+
+
+def _set_global(slot: ScalarSlot | ArraySlot, k: int) -> str:
+    if isinstance(slot, ScalarSlot):
+        return f"{slot.name} = *({slot.c_type} *)args[{k}];"
+    if slot.glob == "pointer":
+        return f"{slot.name} = args[{k}];"
+    return f"__builtin_memcpy({slot.name}, args[{k}], sizeof {slot.name});"
 
 
 # -------------------------------------------------------------------------------------- build
@@ -226,15 +247,31 @@ def call_reference(
     buffers = [_buffer(slot, inputs) for slot in layout.slots]
     argv = (ctypes.c_void_p * max(1, len(buffers)))(*(b.ctypes.data for b in buffers))
     ret = np.zeros(1, dtype=_return_dtype(layout))
-    fn = getattr(_load(lib.path), lib.trampoline)
+    library = _load(lib.path)
+    fn = getattr(library, lib.trampoline)
     fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_void_p], None
+    sets, gets = _global_copies(library, layout)
+    sets(ctypes.addressof(argv))
     start = time.perf_counter()
     fn(ctypes.addressof(argv), ret.ctypes.data)
     elapsed = time.perf_counter() - start
+    gets(ctypes.addressof(argv))
     arrays = {s.name: _view(b, s) for s, b in zip(layout.slots, buffers, strict=True)
               if isinstance(s, ArraySlot)}  # fmt: skip
     returned = None if layout.returns == "void" else ret[0].item()
     return ReferenceResult(layout.function, arrays, returned, elapsed, lib.path)
+
+
+def _global_copies(library: ctypes.CDLL, layout: Layout) -> tuple[Callable[[int], None], Callable[[int], None]]:
+    """``hx_in_f`` and ``hx_out_f`` (`wrapper_source`), or functions that do nothing."""
+    if not any(s.glob for s in layout.slots):
+        return (lambda _: None), (lambda _: None)
+    copies = []
+    for which in ("in", "out"):
+        copy = getattr(library, f"hx_{which}_{layout.function}")
+        copy.argtypes, copy.restype = [ctypes.c_void_p], None
+        copies.append(copy)
+    return copies[0], copies[1]
 
 
 def _buffer(slot: ScalarSlot | ArraySlot, inputs: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -27,7 +27,7 @@ import ast
 import math
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -71,6 +71,7 @@ class ScalarSlot:
     c_type: str  # "int", "double", "unsigned long", ...
     dtype: np.dtype
     value: int | float
+    glob: str = ""  # "scalar": a global the function reads, set before the call; "": a parameter
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,10 @@ class ArraySlot:
     c_type: str  # the element type
     dtype: np.dtype
     shape: tuple[int, ...]
+    # "": a parameter. A global the function uses: "array" (copied in before the call and out
+    # after it), "pointer" (pointed at the buffer), "table" (`const`: its `values` are the input)
+    glob: str = ""
+    values: tuple[int | float, ...] | None = None  # a table's initial values, flat
 
     @property
     def size(self) -> int:
@@ -186,13 +191,29 @@ def compute_layout(
     ints = _integer_values(function, values)
     shapes = shapes or {}
     slots: list[Slot] = []
-    floats = iter(FLOAT_SCALAR_VALUES * len(function.params))
-    for p in function.params:
+    floats = iter(FLOAT_SCALAR_VALUES * len(function.inputs))
+    for p in function.inputs:
+        glob = p in function.globals
         if isinstance(p.type, ir.Scalar):
-            slots.append(_scalar_slot(p.name, p.type, values, ints, floats))
+            slot: Slot = _scalar_slot(p.name, p.type, values, ints, floats)
+            slots.append(replace(slot, glob="scalar") if glob else slot)
         else:
-            slots.append(_array_slot(function.name, p, ints, shapes.get(p.name), (reach or {}).get(p.name, 0)))
+            slot = _array_slot(function.name, p, ints, shapes.get(p.name), (reach or {}).get(p.name, 0))
+            slots.append(_global_array(slot, p) if glob else slot)
     return Layout(function.name, tuple(slots), tuple(defines), _returns(function.return_type))
+
+
+def _global_array(slot: ArraySlot, p: ir.Param) -> ArraySlot:
+    """`slot` of the global `p`: its buffer's contents are the global's before and after a call."""
+    if isinstance(p.type, ir.Pointer):
+        return replace(slot, glob="pointer")
+    if any(d is None for d in p.type.dims):  # type: ignore[union-attr]
+        raise LayoutError(f"the global array {p.name!r} is declared without its size here")
+    if not p.constant:
+        return replace(slot, glob="array")
+    if p.values is None:
+        raise LayoutError(f"the values of the constant table {p.name!r} are not numbers hexplore can read")
+    return replace(slot, glob="table", values=p.values)
 
 
 def _returns(ctype: ir.CType) -> str:
@@ -202,7 +223,7 @@ def _returns(ctype: ir.CType) -> str:
 
 def _integer_values(function: ir.Function, values: Mapping[str, int | float]) -> dict[str, int]:
     out: dict[str, int] = {}
-    for p in function.params:
+    for p in function.inputs:
         if isinstance(p.type, ir.Scalar) and p.type.is_integer:
             if p.name not in values:
                 raise LayoutError(

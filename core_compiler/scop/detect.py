@@ -25,7 +25,7 @@ class Detection:
 
 def detect_scops(function: ir.Function) -> Detection:
     scanner = _Scanner(function)
-    symbols: dict[str, ir.CType] = {p.name: p.type for p in function.params}
+    symbols: dict[str, ir.CType] = {p.name: p.type for p in function.inputs}
     scanner.scan(function.body, symbols)
     return Detection(tuple(scanner.regions), tuple(scanner.remarks))
 

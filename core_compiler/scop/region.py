@@ -710,6 +710,8 @@ def check_region(
     pointer_params = sorted(
         a.name for a in walker.arrays.values() if a.kind == "array" and function.param(a.name)
     )  # malloc'ed locals are distinct from everything else; parameters may overlap
+    if all(_global_array(function, p) for p in pointer_params):  # and global arrays cannot
+        pointer_params = []
     written_arrays = {w.array for s in walker.statements for w in s.writes}
     unrestricted = [p for p in pointer_params if not function.param(p).restrict]  # type: ignore[union-attr]
     if len(pointer_params) > 1 and written_arrays & set(unrestricted):
@@ -732,3 +734,8 @@ def check_region(
         tuple(sorted(walker.readonly.items())),
         tuple(walker.assumptions),
     )
+
+
+def _global_array(function: ir.Function, name: str) -> bool:
+    """Whether `name` is a global array (not a pointer): it overlaps no other global array."""
+    return any(g.name == name and isinstance(g.type, ir.Array) for g in function.globals)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core_compiler.ad import NotDifferentiable, differentiate
 from core_compiler.frontend import ir
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
@@ -127,3 +128,10 @@ def test_functions_that_use_globals_run_and_match(tmp_path: Path, function: str)
         assert c.ok, f"{sizes}\n{c.comparison.report()}"
     gpu = check_opencl(str(path), function, {"n": 37, "rows": 37})
     assert gpu.ok, gpu.comparison.report()
+
+
+def test_derivatives_with_respect_to_a_global_ask_for_a_parameter(tmp_path: Path) -> None:
+    path = tmp_path / "globals.c"
+    path.write_text(SOURCE)
+    with pytest.raises(NotDifferentiable, match="`A` is a global variable; derivatives are taken with respect to parameters"):
+        differentiate(str(path), "smooth", ("A",))

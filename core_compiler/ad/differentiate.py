@@ -105,6 +105,12 @@ def differentiate(
 def _check_names(fn: ir.Function, names: tuple[str, ...], flag: str) -> None:
     floats = [p.name for p in fn.params if float_param(p)]
     bad = [n for n in names if n not in floats]
+    globals_ = [n for n in bad if any(g.name == n for g in fn.globals)]
+    if globals_:
+        raise NotDifferentiable(
+            f"{flag}: {', '.join(f'`{g}`' for g in globals_)} is a global variable; derivatives are taken "
+            f"with respect to parameters (pass it to `{fn.name}` as one)"
+        )
     if bad:
         raise NotDifferentiable(
             f"{flag}: {', '.join(f'`{b}`' for b in bad)} is not a floating-point parameter of "

@@ -53,7 +53,7 @@ def default_sizes(fn: ir.Function, sizes: Mapping[str, int] | None = None) -> di
     return {
         p.name: int(given.get(p.name, DEFAULT_SIZE))
         for p in fn.inputs
-        if isinstance(p.type, ir.Scalar) and p.type.is_integer
+        if isinstance(p.type, ir.Scalar) and p.type.is_integer and not p.constant
     }
 
 

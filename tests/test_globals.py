@@ -57,6 +57,14 @@ void conv(int n, double out[n], const double in[n + 4])
   }
 }
 
+const int LEN = 50;
+const double SCALE = 0.5;
+void scale(double *a)
+{
+  for (int i = 0; i < LEN; i++)
+    a[i] *= SCALE;
+}
+
 double total;
 void accumulate(int n, const double *v)
 {
@@ -112,11 +120,16 @@ def test_the_reference_sets_the_globals_before_the_call_and_reads_arrays_back() 
     assert "__builtin_memcpy(A, args[3], sizeof A);" in text
     assert "__builtin_memcpy(args[1], B, sizeof B);" in text
     assert "w," not in text and "args[2]" not in text  # a table is read, never set
+    constants = compute_layout(_function("scale"), {"LEN": 3})  # a `const` keeps its value, and is not set
+    assert {s.name: (s.glob, getattr(s, "value", None)) for s in constants.slots} == {
+        "a": ("", None), "LEN": ("constant", 50), "SCALE": ("constant", 0.5)
+    }
+    assert "LEN =" not in wrapper_source("t.c", constants)
     pointers = wrapper_source("t.c", compute_layout(_function("axpy"), {"rows": 3}))
     assert "rows = *(int *)args[" in pointers and "x = args[" in pointers
 
 
-@pytest.mark.parametrize("function", ["smooth", "axpy", "gather", "conv"])
+@pytest.mark.parametrize("function", ["smooth", "axpy", "gather", "conv", "scale"])
 def test_functions_that_use_globals_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "globals.c"
     path.write_text(SOURCE)

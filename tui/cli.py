@@ -235,7 +235,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"hexplore: error: {e}", file=sys.stderr)
         return 2
     fn = fa.functions[0].function
-    sizes = {p.name: DEFAULT_SIZE for p in fn.inputs if isinstance(p.type, ir.Scalar) and p.type.is_integer}
+    sizes = {p.name: DEFAULT_SIZE for p in fn.inputs if isinstance(p.type, ir.Scalar) and p.type.is_integer and not p.constant}
     for name in sorted(set(given) - set(sizes)):
         known = ", ".join(sizes) or "none"
         print(f"hexplore: warning: `{args.function}` has no integer parameter `{name}` (it has: {known}); "

@@ -97,7 +97,7 @@ def wrapper_source(source_path: str, layout: Layout) -> str:
     out = f'#include "{Path(source_path).resolve()}"\n\n'
     out += _exported(trampoline_name(layout.function), "void **args, void *ret", ["(void)ret;", f"{call};"])
     if any(s.glob for s in layout.slots):
-        sets = [_set_global(s, i) for i, s in enumerate(layout.slots) if s.glob and s.glob != "table"]
+        sets = [_set_global(s, i) for i, s in enumerate(layout.slots) if s.glob in ("scalar", "array", "pointer")]
         gets = [f"__builtin_memcpy(args[{i}], {s.name}, sizeof {s.name});" for i, s in enumerate(layout.slots) if s.glob == "array"]
         out += _exported(f"hx_in_{layout.function}", "void **args", sets)
         out += _exported(f"hx_out_{layout.function}", "void **args", gets)

@@ -71,7 +71,7 @@ class ScalarSlot:
     c_type: str  # "int", "double", "unsigned long", ...
     dtype: np.dtype
     value: int | float
-    glob: str = ""  # "scalar": a global the function reads, set before the call; "": a parameter
+    glob: str = ""  # a global the function reads, "scalar" (set before the call) or "constant"; "": a parameter
 
 
 @dataclass(frozen=True)
@@ -195,8 +195,8 @@ def compute_layout(
     for p in function.inputs:
         glob = p in function.globals
         if isinstance(p.type, ir.Scalar):
-            slot: Slot = _scalar_slot(p.name, p.type, values, ints, floats)
-            slots.append(replace(slot, glob="scalar") if glob else slot)
+            slot: Slot = _scalar_slot(p.name, p.type, {**values, **_constant(p)}, ints, floats)
+            slots.append(replace(slot, glob="constant" if p.constant else "scalar") if glob else slot)
         else:
             slot = _array_slot(function.name, p, ints, shapes.get(p.name), (reach or {}).get(p.name, 0))
             slots.append(_global_array(slot, p) if glob else slot)
@@ -221,10 +221,20 @@ def _returns(ctype: ir.CType) -> str:
     return ctype.name if isinstance(ctype, ir.Scalar) and ctype.name in _DTYPES else "void"
 
 
+def _constant(p: ir.Param) -> dict[str, int | float]:
+    """The value of a `const` global scalar: its initial value, whatever the caller gave."""
+    if not p.constant:
+        return {}
+    if p.values is None:
+        raise LayoutError(f"the initial value of the constant {p.name!r} is not a number hexplore can read")
+    return {p.name: p.values[0]}
+
+
 def _integer_values(function: ir.Function, values: Mapping[str, int | float]) -> dict[str, int]:
     out: dict[str, int] = {}
     for p in function.inputs:
         if isinstance(p.type, ir.Scalar) and p.type.is_integer:
+            values = {**values, **_constant(p)}
             if p.name not in values:
                 raise LayoutError(
                     f"missing a value for integer parameter {p.name!r} of {function.name}"

@@ -1,9 +1,13 @@
-"""Test helpers: locate text in a source and analyse snippets."""
+"""Test helpers: locate text in a source, analyse snippets, run functions on every backend."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from core_compiler.analysis import FileAnalysis, ScopAnalysis, analyze_file
 from core_compiler.remarks import Remark
+from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.source import SourceRange
 
 
@@ -33,3 +37,15 @@ def only_scop(path: str, function: str) -> ScopAnalysis:
     """The one modeled loop nest of `function` in the file at `path`."""
     (sa,) = analyze_file(path, only=function).functions[0].scops
     return sa
+
+
+def runs_everywhere(path: str, function: str, sizes: Sequence[Mapping[str, int]]) -> None:
+    """`function` matches the original on the LLVM CPU (2 threads) and as generated C at each of
+    `sizes`, and on OpenCL (PoCL) at the first."""
+    for values in sizes:
+        cpu = check_llvm_cpu(path, function, values, threads=2)
+        assert cpu.ok, f"{values}\n{cpu.report()}"
+        c = check_c(path, function, values)
+        assert c.ok, f"{values}\n{c.comparison.report()}"
+    gpu = check_opencl(path, function, sizes[0])
+    assert gpu.ok, gpu.comparison.report()

@@ -11,11 +11,9 @@ import pytest
 
 from core_compiler.ad import NotDifferentiable, differentiate
 from core_compiler.frontend import ir
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.runtime.reference import wrapper_source
 from core_compiler.runtime.signature import compute_layout
-from tests.helpers import analyze, named, range_of
+from tests.helpers import analyze, named, range_of, runs_everywhere
 
 SOURCE = """\
 #ifndef N
@@ -133,14 +131,7 @@ def test_the_reference_sets_the_globals_before_the_call_and_reads_arrays_back() 
 def test_functions_that_use_globals_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "globals.c"
     path.write_text(SOURCE)
-    for n in (37, 33, 1, 0):
-        sizes = {"n": n, "rows": n}
-        cpu = check_llvm_cpu(str(path), function, sizes, threads=2)
-        assert cpu.ok, f"{sizes}\n{cpu.report()}"
-        c = check_c(str(path), function, sizes)
-        assert c.ok, f"{sizes}\n{c.comparison.report()}"
-    gpu = check_opencl(str(path), function, {"n": 37, "rows": 37})
-    assert gpu.ok, gpu.comparison.report()
+    runs_everywhere(str(path), function, [{"n": n, "rows": n} for n in (37, 33, 1, 0)])
 
 
 def test_derivatives_with_respect_to_a_global_ask_for_a_parameter(tmp_path: Path) -> None:

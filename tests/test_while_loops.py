@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.differential import check_c, check_opencl
-from tests.helpers import analyze, named, range_of
+from tests.helpers import analyze, named, range_of, runs_everywhere
 
 WHILES = """
 void scale(int n, double *a) {
@@ -81,13 +79,7 @@ def test_other_while_loops_stay_refused(function: str) -> None:
 def test_while_loops_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "whiles.c"
     path.write_text(WHILES)
-    for sizes in ({"n": 9, "m": 7}, {"n": 1, "m": 1}, {"n": 0, "m": 3}):
-        cpu = check_llvm_cpu(str(path), function, sizes, threads=2)
-        assert cpu.ok, f"{sizes}\n{cpu.report()}"
-        c = check_c(str(path), function, sizes)
-        assert c.ok, f"{sizes}\n{c.comparison.report()}"
-    gpu = check_opencl(str(path), function, {"n": 9, "m": 7})
-    assert gpu.ok, gpu.comparison.report()
+    runs_everywhere(str(path), function, [{"n": 9, "m": 7}, {"n": 1, "m": 1}, {"n": 0, "m": 3}])
 
 
 def test_a_counting_loop_inside_one_that_is_not_gets_one_remark() -> None:

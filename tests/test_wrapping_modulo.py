@@ -9,9 +9,7 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.differential import check_c, check_opencl
-from tests.helpers import analyze, named, range_of
+from tests.helpers import analyze, named, range_of, runs_everywhere
 
 MODELED = """
 void ring(int n, double a[n], double b[n]) {
@@ -93,11 +91,6 @@ def test_a_modulo_by_a_size_in_a_condition_stays_refused() -> None:
 def test_periodic_nests_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "periodic.c"
     path.write_text(MODELED)
-    for sizes in ({"n": 37, "m": 5, "tsteps": 3}, {"n": 2, "m": 3, "tsteps": 2}, {"n": 1, "m": 1, "tsteps": 1},
-                  {"n": 0, "m": 0, "tsteps": 1}):  # fmt: skip
-        cpu = check_llvm_cpu(str(path), function, sizes, threads=2)
-        assert cpu.ok, f"{sizes}\n{cpu.report()}"
-        c = check_c(str(path), function, sizes)
-        assert c.ok, f"{sizes}\n{c.comparison.report()}"
-    gpu = check_opencl(str(path), function, {"n": 37, "m": 5, "tsteps": 3})
-    assert gpu.ok, gpu.comparison.report()
+    sizes = [{"n": 37, "m": 5, "tsteps": 3}, {"n": 2, "m": 3, "tsteps": 2}, {"n": 1, "m": 1, "tsteps": 1},
+             {"n": 0, "m": 0, "tsteps": 1}]  # fmt: skip
+    runs_everywhere(str(path), function, sizes)

@@ -282,7 +282,7 @@ class Param:
     range: SourceRange
     restrict: bool = False
     volatile: bool = False  # the elements are `volatile` or `_Atomic`: accessed exactly as written
-    constant: bool = False  # a global declared `const` (a table with its initial values)
+    constant: bool = False  # a `const` global or local table: read, never set, by a run
     values: tuple[int | float, ...] | None = None  # a constant table's initial values, flat (the rest are 0)
 
 
@@ -307,7 +307,7 @@ class Function:
     is_cuda_kernel: bool = False
     text: str = ""  # the function's source text, the key of per-function caches
     notes: tuple[Note, ...] = ()
-    globals: tuple[Param, ...] = ()  # the file-scope variables it uses, in order of first use
+    globals: tuple[Param, ...] = ()  # the file-scope variables it uses, and its `const` tables
 
     @property
     def inputs(self) -> tuple[Param, ...]:

@@ -564,12 +564,15 @@ class Lowerer:
     def _use_global(self, decl: ci.Cursor) -> None:
         """Record that the function uses the file-scope variable `decl`, when it holds numbers: an
         input of every call (`ir.Function.globals`), modeled like a parameter."""
-        if decl.spelling not in self._globals and _numeric(self.type(decl.type, decl)):
-            typ = decl.type
-            constant = _is_const(typ)
-            init = next((c for c in decl.get_children() if _is_initializer(decl, c)), None)
-            values = _table(init, typ) if constant and init is not None else None
-            self._globals[decl.spelling] = replace(self.param(decl), constant=constant, values=values)
+        if decl.spelling in self._globals:
+            return
+        param = self.param(decl)
+        if not _numeric(param.type):
+            return
+        constant = _is_const(decl.type)
+        init = next((c for c in decl.get_children() if _is_initializer(decl, c)), None)
+        values = _table(init, decl.type) if constant and init is not None else None
+        self._globals[decl.spelling] = replace(param, constant=constant, values=values)
 
     def opaque(self, cur: ci.Cursor, reason: str, message: str) -> ir.OpaqueExpr:
         rng = self.range(cur)

@@ -366,7 +366,7 @@ def _prologue_values(fn: ir.Function, sa: ScopAnalysis, env: dict[str, float | i
         if s is first:
             break
         if isinstance(s, ir.Decl) and fn.param(s.name) is not None:
-            continue  # a `static const` table: an input (`ir.Function.globals`)
+            continue  # a `const` table: an input (`ir.Function.globals`)
         if isinstance(s, ir.Decl) and s.init is not None and isinstance(s.type, ir.Array):
             raise NotCheckable(
                 f"`{s.name}` (line {s.range.line}) is a local array with initial values; a run cannot pass "

@@ -5,11 +5,12 @@ The check itself is the core's (`core_compiler.runtime.differential.check_opencl
 it in a worker process with a time limit (`jobs.py`), on the document's current text written to a
 scratch directory, and turns every outcome into a `RunReport`::
 
-    report = run_function(runner, doc, "kernel_gemm", {"ni": 32, "nj": 32, "nk": 32})
+    report = run_function(runner, doc, analysis, {"ni": 32, "nj": 32, "nk": 32}, parse=options)
     report.status    # "ok" | "mismatch" | "not-checkable" | "error" | "timeout" | "crashed" | "cancelled"
 
-Integer parameters without a size in `sizes` get `DEFAULT_SIZE`. The scratch copy sees no
-include paths or macros from the settings: files that need them are reported as errors.
+Integer parameters without a size in `sizes` get `DEFAULT_SIZE`, halved while the loops would run
+past an array of fixed size. The scratch copy is built with the document's include paths and
+macros (`ParseOptions`), and its directory first among them, so its own headers are found.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core_compiler.frontend import ir
+from core_compiler.analysis import FunctionAnalysis
+from core_compiler.frontend import ParseOptions
+from core_compiler.runtime.footprint import default_sizes
 from explorer.jobs import JobRunner
 from explorer.workspace import Document
 
@@ -46,34 +49,27 @@ class RunReport:
     elapsed_s: float = 0.0
 
 
-def default_sizes(fn: ir.Function, sizes: Mapping[str, int] | None = None) -> dict[str, int]:
-    """A value for every integer scalar parameter (and integer global the function reads): from
-    `sizes`, else `DEFAULT_SIZE`."""
-    given = dict(sizes or {})
-    return {
-        p.name: int(given.get(p.name, DEFAULT_SIZE))
-        for p in fn.inputs
-        if isinstance(p.type, ir.Scalar) and p.type.is_integer and not p.constant
-    }
-
-
 def run_function(
     runner: JobRunner,
     doc: Document,
-    fn: ir.Function,
+    fa: FunctionAnalysis,
     sizes: Mapping[str, int] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     cancel: Callable[[], bool] | None = None,
+    parse: ParseOptions | None = None,
 ) -> RunReport:
-    values = default_sizes(fn, sizes)
+    values = default_sizes(fa.function, fa.scops, sizes or {}, DEFAULT_SIZE)
     name = os.path.basename(doc.path) or "input.c"
-    result = runner.run(check_job, (name, doc.text, fn.name, values), timeout_s, cancel)
+    base = parse or ParseOptions()
+    here = (os.path.dirname(os.path.abspath(doc.path)),) if doc.path else ()
+    options = ParseOptions(here + base.include_dirs, base.defines, base.extra_args)
+    result = runner.run(check_job, (name, doc.text, fa.function.name, values, options), timeout_s, cancel)
     if result.ok:
         return _report(result.value, values, result.elapsed_s)
     return RunReport(result.status, result.error, values, elapsed_s=result.elapsed_s)
 
 
-def check_job(name: str, text: str, function: str, sizes: dict[str, int]) -> dict[str, Any]:
+def check_job(name: str, text: str, function: str, sizes: dict[str, int], parse: ParseOptions) -> dict[str, Any]:
     """The job body, in the worker process: plain data out, so it pickles."""
     from core_compiler.errors import UsageError
     from core_compiler.runtime.differential import NotCheckable, check_opencl
@@ -83,7 +79,7 @@ def check_job(name: str, text: str, function: str, sizes: dict[str, int]) -> dic
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         try:
-            diff = check_opencl(path, function, sizes)
+            diff = check_opencl(path, function, sizes, parse=parse)
         except NotCheckable as e:
             return {"status": "not-checkable", "message": str(e)}
         except (UsageError, OSError) as e:

@@ -298,11 +298,12 @@ class HexploreServer(LanguageServer):
         fr = analysis.function(name)
         assert fr is not None
         stop = threading.Event()
-        doc, fn = analysis.document, fr.analysis.function
+        doc = analysis.document
+        parse = self.explorer.parse_options(doc.path)
         async with self._progress(f"hexplore: running {name}", params.get("workDoneToken")):
             try:  # a thread waits on the worker process, off the analysis thread
                 report = await asyncio.to_thread(
-                    running.run_function, self.jobs, doc, fn, sizes, timeout_s, stop.is_set
+                    running.run_function, self.jobs, doc, fr.analysis, sizes, timeout_s, stop.is_set, parse
                 )
             except asyncio.CancelledError:
                 stop.set()  # $/cancelRequest: stop the worker process too

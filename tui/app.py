@@ -204,7 +204,7 @@ class HexploreApp(App[None]):
         self._show_backend_views()
         self._q("#deps-text", Static).update(dependences_text(fa))
         self._show_remarks()
-        self._q(RunPanel).set_params(size_params(fa.function))
+        self._q(RunPanel).set_params(size_params(fa))
         if self._q("#tabs", TabbedContent).active in BACKEND_TABS:
             self._ensure_backend()
 
@@ -439,7 +439,7 @@ class HexploreApp(App[None]):
             self.call_from_thread(panel.say, f"running `{function}` on {DEVICES[device]}: {stage}…")
 
         with ISL_LOCK:  # the back-end worker may be using isl at the same time
-            result = run_function(device, path, function, params, progress)
+            result = run_function(device, path, function, params, progress, self.session.options)
         self.call_from_thread(self._run_done, result)
 
     def _run_done(self, result: RunResult) -> None:

@@ -21,11 +21,12 @@ from core_compiler.codegen.c import COptions
 from core_compiler.compile import TARGETS, compile_file, mapping_remarks
 from core_compiler.cpu import CpuOptions
 from core_compiler.errors import UsageError
-from core_compiler.frontend import ParseOptions, ir
+from core_compiler.frontend import ParseOptions
 from core_compiler.gpu import MappingOptions, map_to_gpu
 from core_compiler.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
 from core_compiler.profitability import decide
 from core_compiler.report import FORMATS, remark_text, render_report
+from core_compiler.runtime.footprint import default_sizes
 from core_compiler.runtime.run import DEFAULT_SIZE, DEVICES, RunReport, run_function
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
 from core_compiler.sizes import SizesError, parse_sizes
@@ -64,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the original and the optimized code, compare and time them")
     _common(run)
     run.add_argument("--device", choices=DEVICES, default="cpu")
-    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter (default {DEFAULT_SIZE} each)")
+    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter (default {DEFAULT_SIZE} each, halved while the loops would run past an array of fixed size)")
     run.add_argument("--repeat", type=int, default=1, metavar="N", help="runs in one process, the fastest times reported; on a device, arrays the kernels only read stay there after the first run")
     run.add_argument("--check", action=argparse.BooleanOptionalAction, default=True, help="exit 1 when the results differ")
     run.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -208,7 +209,7 @@ def cmd_grad(args: argparse.Namespace) -> int:
     for backend in ("c", "opencl"):
         try:
             result = check_gradients(args.file, args.function, wrt, params, of=of, backend=backend,
-                                     text=text, defines=tuple(args.define))  # fmt: skip
+                                     text=text, parse=opts)  # fmt: skip
         except (NotDifferentiable, UsageError) as e:
             print(f"check [{backend}]: not run: {e}")
             failed = failed or backend == "c"
@@ -225,7 +226,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     text = _read(args.file)
     if text is None:
         return 2
-    fa = analyze_file(args.file, text, ParseOptions(tuple(args.include), tuple(args.define)), only=args.function)
+    parse = ParseOptions(tuple(args.include), tuple(args.define))
+    fa = analyze_file(args.file, text, parse, only=args.function)
     if not fa.functions:
         print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
         return 2
@@ -235,13 +237,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"hexplore: error: {e}", file=sys.stderr)
         return 2
     fn = fa.functions[0].function
-    sizes = {p.name: DEFAULT_SIZE for p in fn.inputs if isinstance(p.type, ir.Scalar) and p.type.is_integer and not p.constant}
+    sizes = default_sizes(fn, fa.functions[0].scops, given, DEFAULT_SIZE)
     for name in sorted(set(given) - set(sizes)):
         known = ", ".join(sizes) or "none"
         print(f"hexplore: warning: `{args.function}` has no integer parameter `{name}` (it has: {known}); "
               f"--param {name}=... is ignored", file=sys.stderr)  # fmt: skip
-    sizes.update({k: v for k, v in given.items() if k in sizes})
-    parse = ParseOptions(tuple(args.include), tuple(args.define))
     report = run_function(args.file, args.function, args.device, sizes, args.timeout, max(args.repeat, 1), parse)
     print(json.dumps(report.to_json()) if args.json else run_text(report))
     if report.message and not report.match and report.optimized_s == 0.0:

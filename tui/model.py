@@ -12,13 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file
-from core_compiler.frontend import ParseOptions, ir
+from core_compiler.frontend import ParseOptions
 from core_compiler.passes import PassRecord
+from core_compiler.runtime.footprint import default_sizes
 
-# C integer types whose parameters become size inputs on the Run tab.
-INT_TYPES = frozenset(
-    {"int", "long", "long long", "short", "unsigned", "unsigned int", "unsigned long", "size_t", "ssize_t"}
-)
 DEFAULT_SIZE = 32
 
 
@@ -58,13 +55,10 @@ def visible_passes(trace: Sequence[PassRecord], hide_unchanged: bool) -> list[in
     ]
 
 
-def size_params(fn: ir.Function) -> dict[str, int]:
-    """The integer parameters with a default size: `matmul(int n, ...)` gives `{"n": 32}`."""
-    return {
-        p.name: DEFAULT_SIZE
-        for p in fn.params
-        if isinstance(p.type, ir.Scalar) and p.type.name in INT_TYPES
-    }
+def size_params(fa: FunctionAnalysis) -> dict[str, int]:
+    """The integer inputs with a default size: `matmul(int n, ...)` gives `{"n": 32}`
+    (`core_compiler.runtime.footprint.default_sizes`: smaller where fixed-size arrays need it)."""
+    return default_sizes(fa.function, fa.scops, {}, DEFAULT_SIZE)
 
 
 def dependences_text(fa: FunctionAnalysis) -> str:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from core_compiler.frontend import ParseOptions
 from core_compiler.runtime.run import cuda_unavailable
 
 DEVICES = {"cpu": "CPU (LLVM JIT)", "opencl": "OpenCL (PoCL)", "gpu": "GPU (CUDA)"}
@@ -44,7 +45,8 @@ class RunResult:
         return self.times[0][1] / self.times[-1][1]
 
 
-def run_function(device: str, path: str, function: str, params: Mapping[str, int], progress: Progress) -> RunResult:
+def run_function(device: str, path: str, function: str, params: Mapping[str, int], progress: Progress,
+                 parse: ParseOptions | None = None) -> RunResult:  # fmt: skip
     """`core_compiler.runtime.run.run_function`: a worker process with a time limit, so a crash or
     an endless loop in generated code comes back as a message and never takes the UI down."""
     from core_compiler.runtime.run import run_function as run_in_worker
@@ -55,7 +57,7 @@ def run_function(device: str, path: str, function: str, params: Mapping[str, int
     if device not in DEVICES:
         return RunResult(device, dict(params), "error", f"unknown device {device!r}")
     progress("building the reference with the C compiler and running both (in a worker process)")
-    r = run_in_worker(path, function, "cuda" if device == "gpu" else device, params)
+    r = run_in_worker(path, function, "cuda" if device == "gpu" else device, params, parse=parse)
     elapsed = time.perf_counter() - start
     if r.optimized_s == 0.0 and r.message:
         verdict = "not checkable" if r.message.startswith("NotCheckable") else "error"

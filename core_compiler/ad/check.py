@@ -93,12 +93,12 @@ def check_gradients(
     backend: str = "c",
     seed: int = 0,
     text: str | None = None,
-    defines: tuple[str, ...] = (),
+    parse: ParseOptions | None = None,
     derivatives: tuple[Derivative, Derivative] | None = None,
 ) -> GradCheck:
-    """Check forward and reverse mode of `function` on `backend` ("c" or "opencl")."""
-    layout = layout_for_source(path, function, params, size_limits=size_limits, text=text,
-                               options=ParseOptions(defines=defines))  # fmt: skip
+    """Check forward and reverse mode of `function` on `backend` ("c" or "opencl"); `parse`:
+    the user's ``-I`` and ``-D``."""
+    layout = layout_for_source(path, function, params, size_limits=size_limits, text=text, options=parse)
     fwd, rev = derivatives or _derive(path, function, wrt, of, layout, text)
     single = any(s.dtype == np.float32 for s in layout.arrays if s.name in (*wrt, *fwd.activity.of))
     step = FLOAT_FD_STEP if single else FD_STEP
@@ -123,7 +123,7 @@ def check_gradients(
 def _derive(
     path: str, function: str, wrt: tuple[str, ...], of: tuple[str, ...] | None, layout: Layout, text: str | None
 ) -> tuple[Derivative, Derivative]:
-    opts = ParseOptions(defines=layout.defines)
+    opts = layout.parse_options
     fwd = differentiate(path, function, wrt, of, "forward", text=text, parse_options=opts)
     rev = differentiate(path, function, wrt, of, "reverse", text=text, parse_options=opts)
     return fwd, rev
@@ -194,8 +194,7 @@ def _run_vjp(setup: _Setup, d: Derivative, x0, w, backend: str) -> tuple[dict[st
 
 
 def _layout(setup: _Setup, function: str, values: Mapping[str, int | float], text: str) -> Layout:
-    return layout_for_source(setup.path, function, values, text=text,
-                             options=ParseOptions(defines=setup.layout.defines))  # fmt: skip
+    return layout_for_source(setup.path, function, values, text=text, options=setup.layout.parse_options)
 
 
 def _run(setup: _Setup, d: Derivative, function: str, layout: Layout, inputs, backend: str) -> tuple[dict[str, np.ndarray], int]:  # type: ignore[no-untyped-def]
@@ -211,7 +210,7 @@ def run_opencl_function(
     path: str, text: str, function: str, layout: Layout, inputs: Mapping[str, np.ndarray]
 ) -> tuple[dict[str, np.ndarray], int]:
     """Analyse `function` of `text`, map it to the GPU, run its OpenCL on PoCL with `inputs`."""
-    fa = analyze_file(path, text, ParseOptions(defines=layout.defines), AnalysisOptions(), only=function)
+    fa = analyze_file(path, text, layout.parse_options, AnalysisOptions(), only=function)
     (fn,) = fa.functions
     try:
         values = scop_values(fn.function, fn.scops, layout)

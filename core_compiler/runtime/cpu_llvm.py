@@ -25,11 +25,11 @@ from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.differential import (
     ScopValues,
-    fit_layout,
     reference_outputs,
     result_outputs,
     scop_values,
 )
+from core_compiler.runtime.footprint import fit_layout
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.reference import BuildOptions, run_reference
 from core_compiler.runtime.signature import Layout, LayoutError, compute_layout, macro_defines
@@ -94,7 +94,7 @@ def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Ma
     if len(fa.functions) != 1:
         raise LayoutError(f"no function {function!r} in {path}")
     (fn,) = fa.functions
-    layout = fit_layout(fn.function, fn.scops, compute_layout(fn.function, params, defines=defines))
+    layout = fit_layout(fn.function, fn.scops, compute_layout(fn.function, params, defines=defines, include_dirs=base.include_dirs))
     values = scop_values(fn.function, fn.scops, layout)
     return CpuCase(path, layout, values.scop, make_inputs(layout), values.ints, values.floats, values)
 

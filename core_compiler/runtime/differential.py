@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import islpy as isl
 import numpy as np
 
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
@@ -28,6 +27,7 @@ from core_compiler.frontend import ParseOptions, ir
 from core_compiler.gpu import MappingOptions, map_to_gpu
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.device import DeviceRun, DeviceRuntime
+from core_compiler.runtime.footprint import NotCheckable, check_footprint, fit_layout
 from core_compiler.runtime.gpu_opencl import OpenCLRuntime
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import (
@@ -38,14 +38,8 @@ from core_compiler.runtime.reference import (
     call_reference,
     run_reference,
 )
-from core_compiler.runtime.signature import Layout, compute_layout, layout_for_source
+from core_compiler.runtime.signature import Layout, layout_for_source
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
-from core_compiler.scop.affine import Affine, isl_name
-from core_compiler.scop.model import Scop
-
-
-class NotCheckable(Exception):
-    """The function is not a single SCoP plus scalar set-up, so the check cannot run."""
 
 
 @dataclass(frozen=True)
@@ -152,9 +146,10 @@ def check_opencl(
     size_limits: Mapping[str, str | None] | None = None,
     mapping: MappingOptions | None = None,
     schedule: ScheduleOptions | None = None,
+    parse: ParseOptions | None = None,
 ) -> DiffResult:
     """`check_device` on a fresh `OpenCLRuntime` (PoCL), once."""
-    return check_device(path, function, params, OpenCLRuntime(), size_limits, mapping, schedule)
+    return check_device(path, function, params, OpenCLRuntime(), size_limits, mapping, schedule, parse=parse)
 
 
 def check_c(
@@ -173,7 +168,7 @@ def check_c(
     value must match. `DiffResult.kernels` counts the SCoPs replaced.
     """
     layout = layout_for_source(path, function, params, size_limits=size_limits)
-    fa = analyze_file(path, parse_options=ParseOptions(defines=layout.defines), options=AnalysisOptions(), only=function)
+    fa = analyze_file(path, parse_options=layout.parse_options, options=AnalysisOptions(), only=function)
     layout = fit_layout(fa.functions[0].function, fa.functions[0].scops, layout) if fa.functions else layout
     options = COptions(cpu or CpuOptions(), schedule or ScheduleOptions(), openmp)
     generated = generate_c(fa, Path(path).read_text(encoding="utf-8"), options)
@@ -207,8 +202,8 @@ def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout
     """What running generated code for `fn` needs besides its arrays; `NotCheckable` when the
     body is not one SCoP plus scalar set-up."""
     sa, result = _single_scop(fn, scops)
-    floats = {s.name: float(s.value) for s in layout.scalars if not _is_int(s.c_type)}
-    ints = _layout_ints(layout)
+    floats = {s.name: float(s.value) for s in layout.scalars if s.name not in layout.ints}
+    ints = layout.ints
     prologue = _prologue_values(fn, sa, {**ints, **floats})
     ints.update({k: v for k, v in prologue.items() if isinstance(v, int) and k in sa.scop.params})
     check_footprint(sa.scop, layout, ints)
@@ -223,105 +218,6 @@ def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout
 
 def _line(fn: ir.Function) -> int:
     return fn.body[-1].range.line
-
-
-def fit_layout(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> Layout:
-    """`layout` with room in every array of unknown outermost extent (``double *a``, ``double
-    A[][m]``) for the elements the loop nests touch at its sizes: the signature alone sizes
-    ``a`` for ``a[i * m + j]`` (one parameter per loop), not a flat n x n matrix ``a[i * n + k]``."""
-    ints = _layout_ints(layout)
-    reach: dict[str, int] = {}
-    for sa in scops:
-        for name, (_, high) in flat_reach(sa.scop, ints).items():
-            reach[name] = max(reach.get(name, 0), high + 1)
-    if all(reach.get(s.name, 0) <= s.size for s in layout.arrays):
-        return layout
-    values = {s.name: s.value for s in layout.scalars}
-    return compute_layout(fn, values, defines=layout.defines, reach=reach)
-
-
-def flat_reach(scop: Scop, ints: Mapping[str, int]) -> dict[str, tuple[int, int]]:
-    """The lowest and highest flat (row-major) index each array of the SCoP is touched at, at the
-    parameter values `ints`; arrays with an inner extent not known there are left out."""
-    params = _fixed_params(scop, ints)
-    out: dict[str, tuple[int, int]] = {}
-    for decl in scop.arrays:
-        elements = _touched(scop, decl.name).intersect_params(params)
-        strides = _strides(decl.extents, ints)
-        if decl.kind != "array" or elements.is_empty() or strides is None:
-            continue
-        box = isl.Set.from_union_set(elements)
-        flat = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(box.get_space()))
-        for d, stride in enumerate(strides):
-            flat = flat.set_coefficient_val(isl.dim_type.in_, d, isl.Val.int_from_si(scop.ctx, stride))
-        low, high = box.min_val(flat), box.max_val(flat)
-        if low.is_int() and high.is_int():  # else a size of the loops is not known here
-            out[decl.name] = (low.to_python(), high.to_python())
-    return out
-
-
-def _strides(extents: tuple[Affine | None, ...], ints: Mapping[str, int]) -> list[int] | None:
-    """Row-major strides of an array whose inner extents are known at `ints`."""
-    strides = [1]
-    for e in reversed(extents[1:]):
-        if e is None or not e.names <= ints.keys():
-            return None
-        strides.insert(0, strides[0] * (e.const + sum(c * ints[n] for n, c in e.coeffs)))
-    return strides
-
-
-def _touched(scop: Scop, array: str) -> isl.UnionSet:
-    return scop.reads(array).union(scop.writes(array)).intersect_domain(scop.domains()).range()
-
-
-def _layout_ints(layout: Layout) -> dict[str, int]:
-    return {s.name: int(s.value) for s in layout.scalars if _is_int(s.c_type)}
-
-
-def check_footprint(scop: Scop, layout: Layout, ints: Mapping[str, int] | None = None) -> None:
-    """`NotCheckable` when the loops, at the layout's parameter values, reach outside an array as
-    declared (``double A[N][N]`` with the default ``N`` run at a larger ``n``): running that
-    would write past the array, so the user gets the element and the declaration instead. An
-    array the SCoP indexes with more subscripts than its C type has (``a[i * n + k]`` read as
-    ``a[i][k]``) is checked in its flat buffer. `ints`: the sizes, when not only the layout's."""
-    ints = dict(ints) if ints is not None else _layout_ints(layout)
-    params = _fixed_params(scop, ints)
-    flat = flat_reach(scop, ints)
-    sizes = ", ".join(f"{k}={v}" for k, v in ints.items())
-    for slot in layout.arrays:
-        elements = _touched(scop, slot.name).intersect_params(params)
-        if elements.is_empty() or len(slot.shape) == 0:
-            continue
-        box = isl.Set.from_union_set(elements)
-        if box.dim(isl.dim_type.set) == len(slot.shape):
-            vals = [(box.dim_min_val(d), box.dim_max_val(d)) for d in range(len(slot.shape))]
-            if not all(v.is_int() for pair in vals for v in pair):
-                raise NotCheckable(f"a size of the loops that touch `{slot.name}` has no value here; give it with --param")
-            reach = [(low.to_python(), high.to_python()) for low, high in vals]
-            extents = list(slot.shape)
-        else:
-            reach, extents = [flat.get(slot.name, (0, 0))], [slot.size]
-        for d, ((low, high), extent) in enumerate(zip(reach, extents, strict=True)):
-            if low < 0 or high >= extent:
-                where = f"dimension {d + 1}" if len(extents) > 1 else "the flat buffer"
-                raise NotCheckable(
-                    f"at {sizes} the loops reach index {low if low < 0 else high} of {where} of `{slot.name}`, "
-                    f"which has {extent} elements there (its declared size); give the array room "
-                    f"(e.g. -D for the macro that sizes it) or run smaller sizes"
-                )
-
-
-def _fixed_params(scop: Scop, ints: Mapping[str, int]) -> isl.Set:
-    params = scop.context.params()
-    for name, value in ints.items():
-        k = params.find_dim_by_name(isl.dim_type.param, isl_name(name))
-        if k >= 0:
-            params = params.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(scop.ctx, value))
-    return params
-
-
-def _is_int(ctype: str) -> bool:
-    return ctype not in ("float", "double", "long double")
 
 
 def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[ScopAnalysis, ir.Expr | None]:

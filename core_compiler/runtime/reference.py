@@ -23,6 +23,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -38,7 +39,10 @@ from core_compiler.errors import UsageError
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.signature import ArraySlot, Layout, LayoutError, ScalarSlot
 
-BASE_FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11")
+# Only the trampolines are exported, and the linker drops what they do not reach: a `main` that
+# calls functions of other files of the program (PolyBench's ``polybench_alloc_data``) links.
+BASE_FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-fvisibility=hidden", "-ffunction-sections",
+              "-fdata-sections", "-Wl,--gc-sections")  # fmt: skip
 MAIN_RENAME = "-Dmain=hexplore_unused_main"
 BUILD_TIMEOUT_S = 120
 
@@ -106,7 +110,8 @@ def wrapper_source(source_path: str, layout: Layout) -> str:
 
 def _exported(name: str, params: str, lines: list[str]) -> str:
     body = "".join(f"  {line}\n" for line in ["(void)args;", *lines])
-    return f"void {name}({params});\nvoid {name}({params})\n{{\n{body}}}\n"
+    head = f'__attribute__((visibility("default"))) void {name}({params})'
+    return f"{head};\n{head}\n{{\n{body}}}\n"
 
 
 def _set_global(slot: ScalarSlot | ArraySlot, k: int) -> str:
@@ -154,7 +159,7 @@ def build_reference(
 def _preprocessor_flags(source_path: str, layout: Layout, options: BuildOptions) -> list[str]:
     flags = ["-std=gnu11", MAIN_RENAME, "-iquote", str(Path(source_path).resolve().parent)]
     flags += [f"-D{d}" for d in (*layout.defines, *options.defines)]
-    flags += [f"-I{d}" for d in options.include_dirs]
+    flags += [f"-I{d}" for d in (*layout.include_dirs, *options.include_dirs)]
     return flags
 
 
@@ -247,7 +252,7 @@ def call_reference(
     buffers = [_buffer(slot, inputs) for slot in layout.slots]
     argv = (ctypes.c_void_p * max(1, len(buffers)))(*(b.ctypes.data for b in buffers))
     ret = np.zeros(1, dtype=_return_dtype(layout))
-    library = _load(lib.path)
+    library = _load(lib.path, layout.function)
     fn = getattr(library, lib.trampoline)
     fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_void_p], None
     sets, gets = _global_copies(library, layout)
@@ -300,5 +305,14 @@ def _return_dtype(layout: Layout) -> np.dtype:
 
 
 @functools.cache
-def _load(path: str) -> ctypes.CDLL:
-    return ctypes.CDLL(path)
+def _load(path: str, function: str) -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL(path)
+    except OSError as e:
+        missing = re.search(r"undefined symbol: (\w+)", str(e))
+        if missing is None:
+            raise
+        raise BuildError(
+            f"`{function}` uses `{missing[1]}`, which its file does not define; hexplore builds the file on its "
+            f"own, without the rest of your program: define `{missing[1]}` in the file (or in a header it includes)"
+        ) from e

@@ -101,6 +101,12 @@ class Layout:
     slots: tuple[Slot, ...]
     defines: tuple[str, ...] = ()  # "NI=13": compile (and parse) the source with these
     returns: str = "void"  # the C scalar return type, or "void" when there is none to read
+    include_dirs: tuple[str, ...] = ()  # the user's -I: compile (and parse) the source with these
+
+    @property
+    def parse_options(self) -> ParseOptions:
+        """How the source was parsed for this layout, so that a build and a new parse agree."""
+        return ParseOptions(self.include_dirs, self.defines)
 
     @property
     def return_dtype(self) -> np.dtype | None:
@@ -113,6 +119,11 @@ class Layout:
     @property
     def scalars(self) -> tuple[ScalarSlot, ...]:
         return tuple(s for s in self.slots if isinstance(s, ScalarSlot))
+
+    @property
+    def ints(self) -> dict[str, int]:
+        """The integer scalars' values: the sizes."""
+        return {s.name: int(s.value) for s in self.scalars if s.dtype.kind in "iub"}
 
     def slot(self, name: str) -> Slot:
         for s in self.slots:
@@ -169,7 +180,7 @@ def layout_for_source(
     if function is None:
         names = ", ".join(f.name for f in functions) or "none"
         raise LayoutError(f"no function {function_name!r} in {path} (functions: {names})")
-    return compute_layout(function, values, shapes=shapes, defines=base.defines + defines)
+    return compute_layout(function, values, shapes=shapes, defines=base.defines + defines, include_dirs=base.include_dirs)
 
 
 def compute_layout(
@@ -178,14 +189,15 @@ def compute_layout(
     *,
     shapes: Mapping[str, Sequence[Dim]] | None = None,
     defines: Sequence[str] = (),
+    include_dirs: Sequence[str] = (),
     reach: Mapping[str, int] | None = None,
 ) -> Layout:
     """The layout of a call of `function` with integer parameters taken from `values`; an array
     of unknown outermost extent holds at least `reach` elements (what the loops touch, counted in
     its flat buffer), when given.
 
-    `function` must have been parsed with `defines` (they fix the macro-sized dimensions); they
-    are recorded in the layout so that the build uses the same. Floating scalars take their
+    `function` must have been parsed with `defines` (they fix the macro-sized dimensions) and
+    `include_dirs`; they are recorded in the layout so that the build uses the same. Floating scalars take their
     value from `values` when present, else the next of `FLOAT_SCALAR_VALUES`.
     """
     ints = _integer_values(function, values)
@@ -200,7 +212,7 @@ def compute_layout(
         else:
             slot = _array_slot(function.name, p, ints, shapes.get(p.name), (reach or {}).get(p.name, 0))
             slots.append(_global_array(slot, p) if glob else slot)
-    return Layout(function.name, tuple(slots), tuple(defines), _returns(function.return_type))
+    return Layout(function.name, tuple(slots), tuple(defines), _returns(function.return_type), tuple(include_dirs))
 
 
 def _global_array(slot: ArraySlot, p: ir.Param) -> ArraySlot:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core_compiler.frontend import ParseOptions
 from core_compiler.runtime import (
     BuildError,
     BuildOptions,
@@ -147,3 +148,34 @@ def test_inputs_must_fit_the_layout(static_c: str) -> None:
         run_reference(static_c, layout, {**good, "x": np.zeros(3, np.complex128)})
     with pytest.raises(LayoutError, match="missing input array 'y'"):
         run_reference(static_c, layout, {"x": good["x"]})
+
+
+PROGRAM = """#include "sizes.h"
+extern void *alloc_elsewhere(unsigned long n);  /* defined in another file of the program */
+extern double tuned_elsewhere(double);
+static void scale(int n, double x[n]) { for (int i = 0; i < n; i++) x[i] *= K; }
+static void tune(int n, double x[n]) { for (int i = 0; i < n; i++) x[i] = tuned_elsewhere(x[i]); }
+int main(void) { double *x = alloc_elsewhere(8); scale(8, x); return 0; }
+"""
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "sizes.h").write_text("#define K 3.0\n")
+    path = tmp_path / "program.c"
+    path.write_text(PROGRAM)
+    return path
+
+
+def test_a_file_of_a_larger_program_builds_with_its_include_dirs(program: Path) -> None:
+    """PolyBench's style: `main` calls functions of another file, headers come from -I."""
+    layout = layout_for_source(str(program), "scale", {"n": 5}, options=ParseOptions((str(program.parent / "inc"),)))
+    result = run_reference(str(program), layout)
+    np.testing.assert_array_equal(result.arrays["x"], 3.0 * make_inputs(layout)["x"])
+
+
+def test_a_function_that_needs_another_file_is_a_clear_error(program: Path) -> None:
+    layout = layout_for_source(str(program), "tune", {"n": 5}, options=ParseOptions((str(program.parent / "inc"),)))
+    with pytest.raises(BuildError, match="`tune` uses `tuned_elsewhere`, which its file does not define"):
+        run_reference(str(program), layout)

@@ -118,3 +118,10 @@ def test_defines_size_the_arrays_of_the_run(capsys: pytest.CaptureFixture[str]) 
     assert report["match"] is True and report["params"] == {"n": 100}
     assert report["variant"] in VARIANTS
     assert (report["note"] == "") == (report["variant"] in TILED)
+
+
+def test_default_sizes_shrink_to_fit_fixed_size_arrays(capsys: pytest.CaptureFixture[str]) -> None:
+    """``double A[N][N]`` with N = 20 (PolyBench's MINI_DATASET): n is halved from 64 to 16."""
+    assert main(["run", LU, "--function", "kernel_lu", "-D", "N=20", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["params"] == {"n": 16} and report["match"] is True

@@ -10,7 +10,7 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.runtime import LayoutError, layout_for_source, macro_defines, make_inputs
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.differential import NotCheckable, check_footprint, fit_layout
+from core_compiler.runtime.footprint import NotCheckable, check_footprint, default_sizes, fit_layout
 from core_compiler.runtime.signature import ArraySlot, ScalarSlot
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
@@ -141,3 +141,18 @@ def test_pointers_get_room_for_what_the_loops_touch(tmp_path: Path) -> None:
     for n in (37, 1, 0):
         result = check_llvm_cpu(str(path), "matmul_flat", {"n": n}, threads=2)
         assert result.ok, result.report()
+
+
+def test_default_sizes_halve_until_the_loops_fit_the_declared_arrays() -> None:
+    src = """#define N 20
+void f(int n, int m, int k, double A[N][30], double x[m]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      A[i][j] = x[j] * k;
+}
+"""
+    fa = analyze_file("f.c", src).functions[0]
+    assert default_sizes(fa.function, fa.scops, {}, 64) == {"n": 16, "m": 16, "k": 16}
+    assert default_sizes(fa.function, fa.scops, {"k": 100}, 64) == {"n": 16, "m": 16, "k": 100}
+    assert default_sizes(fa.function, fa.scops, {"m": 40}, 8) == {"n": 8, "m": 40, "k": 8}  # past A: the run says so
+    assert default_sizes(fa.function, (), {}, 64) == {"n": 64, "m": 64, "k": 64}

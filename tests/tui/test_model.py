@@ -18,9 +18,9 @@ def test_model_helpers() -> None:
     s = open_session(str(DEMO), DEMO.read_text())
     matmul = s.function("matmul")
     assert matmul is not None
-    assert size_params(matmul.function) == {"n": 32}
+    assert size_params(matmul) == {"n": 32}
     jacobi = s.function("jacobi_2d")
-    assert jacobi is not None and size_params(jacobi.function) == {"tsteps": 32, "n": 32}
+    assert jacobi is not None and size_params(jacobi) == {"tsteps": 32, "n": 32}
     assert pass_diff("a\n", "a\n", "x", "y") == "(no change)"
     assert "+b" in pass_diff("a", "a\nb", "x", "y")
     scatter = s.function("scatter_add")

@@ -205,7 +205,19 @@ def reduction_op(node: ir.Assign) -> tuple[str, ir.Expr] | None:
             return (_REDUCTION_CALLS[v.name], b)
         if str(b) == target:
             return (_REDUCTION_CALLS[v.name], a)
-    return None
+    return _chosen_extreme(v, target)
+
+
+def _chosen_extreme(v: ir.Expr, target: str) -> tuple[str, ir.Expr] | None:
+    """``m = a[i] > m ? a[i] : m`` (``if (a[i] > m) m = a[i];``) as ("max", a[i]); ``<`` for "min"."""
+    if not (isinstance(v, ir.Ternary) and isinstance(v.cond, ir.Binary) and v.cond.op in ("<", "<=", ">", ">=")):
+        return None
+    lhs, rhs, picked = str(v.cond.lhs), str(v.cond.rhs), (str(v.then), str(v.other))
+    if target not in (lhs, rhs) or picked not in ((lhs, rhs), (rhs, lhs)):
+        return None
+    larger = (v.cond.op in (">", ">=")) == (picked[0] == lhs)
+    other = v.cond.rhs if lhs == target else v.cond.lhs
+    return ("max" if larger else "min", other)
 
 
 def _reductions(scop: Scop):  # type: ignore[no-untyped-def]

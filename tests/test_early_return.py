@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.differential import check_opencl
-from tests.helpers import analyze, named, range_of
+from core_compiler.runtime.differential import NotCheckable, check_opencl
+from tests.helpers import analyze, named, range_of, runs_everywhere
 
 GUARDS = """
 #include <stddef.h>
@@ -60,3 +60,32 @@ def test_guarded_functions_run_and_match_on_both_sides_of_the_guard(tmp_path: Pa
         assert cpu.ok, f"n={n}\n{cpu.report()}"
     gpu = check_opencl(str(path), function, {"n": 37})
     assert gpu.ok, gpu.comparison.report()
+
+
+VALUE_GUARDS = """
+double total(int n, const double *a) {
+  if (n <= 0)
+    return 0.0;
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += a[i];
+  return s;
+}
+int positives(int n, const double *a) {
+  if (!a || n == 0) return -1;
+  int c = 0;
+  for (int i = 0; i < n; i++)
+    if (a[i] > 0.5) c++;
+  return c;
+}
+"""
+
+
+@pytest.mark.parametrize("function", ["total", "positives"])
+def test_a_function_returning_a_value_early_runs_where_its_loops_do(tmp_path: Path, function: str) -> None:
+    """Where its guard holds, the run says so instead of comparing what never ran."""
+    path = tmp_path / "value_guards.c"
+    path.write_text(VALUE_GUARDS)
+    runs_everywhere(str(path), function, [{"n": 37}, {"n": 1}])
+    with pytest.raises(NotCheckable, match=f"at these sizes `{function}` returns at line"):
+        check_llvm_cpu(str(path), function, {"n": 0})

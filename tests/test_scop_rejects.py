@@ -47,12 +47,12 @@ CASES = [
     ),
     (
         "NonAffineCondition",
-        "void f(int n, double A[n]) { for (int i = 0; i < n; i++) if (A[i] > 0) A[i] = 0; }",
+        "void f(int n, double A[n]) { for (int i = 0; i < n; i++) if (A[i] > 0) while (A[i] > 1) A[i] /= 2; }",
         "A[i]",
     ),
     (
         "NonAffineCondition",
-        "void f(int n, double A[n]) { for (int i = 0; i < n; i++) if (i * i < n) A[i] = 0; }",
+        "void f(int n, double A[n]) { for (int i = 0; i < n; i++) if (i * i < n) while (A[i] > 1) A[i] /= 2; }",
         "i * i",
     ),
     (

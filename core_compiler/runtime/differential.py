@@ -201,10 +201,11 @@ class ScopValues:
 def scop_values(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> ScopValues:
     """What running generated code for `fn` needs besides its arrays; `NotCheckable` when the
     body is not one SCoP plus scalar set-up."""
-    sa, result = _single_scop(fn, scops)
+    sa, result, guards = _single_scop(fn, scops)
     floats = {s.name: float(s.value) for s in layout.scalars if s.name not in layout.ints}
     ints = layout.ints
     prologue = _prologue_values(fn, sa, {**ints, **floats})
+    _check_guards(fn, guards, {**ints, **floats, **prologue, **{s.name: 1 for s in layout.arrays}})
     ints.update({k: v for k, v in prologue.items() if isinstance(v, int) and k in sa.scop.params})
     check_footprint(sa.scop, layout, ints)
     arrays = frozenset(s.name for s in layout.arrays)
@@ -220,8 +221,9 @@ def _line(fn: ir.Function) -> int:
     return fn.body[-1].range.line
 
 
-def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[ScopAnalysis, ir.Expr | None]:
-    """The one SCoP, and what the function returns after it (``return sqrt(s);``), if anything."""
+def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[ScopAnalysis, ir.Expr | None, list[ir.If]]:
+    """The one SCoP, what the function returns after it (``return sqrt(s);``), if anything, and
+    the ``if (n <= 0) return 0.0;`` guards before it."""
     if len(scops) != 1:
         raise NotCheckable(
             f"`{fn.name}` has {len(scops)} loop nests hexplore models; a run checks a function that is one "
@@ -233,13 +235,35 @@ def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[Scop
     last = body[-1] if body else None
     if isinstance(last, ir.Jump) and last.kind == "return" and last.value is not None and id(last) not in inside:
         body, result = body[:-1], last.value
+    first = sa.scop.region.stmts[0]
+    before = body[: next((k for k, s in enumerate(body) if s is first), 0)]
+    guards = [s for s in before if isinstance(s, ir.If) and _returns_early(s)]
     for s in body:
-        if id(s) not in inside and not isinstance(s, ir.Decl):
+        if id(s) not in inside and not isinstance(s, ir.Decl) and s not in guards:
             raise NotCheckable(
                 f"`{fn.name}` has code outside the loop nest hexplore models (line {s.range.line}); a run "
                 "checks a function that is one such nest (plus scalar set-up and a return)"
             )
-    return sa, result
+    return sa, result, guards
+
+
+def _returns_early(s: ir.If) -> bool:
+    """``if (cond) return value;``"""
+    return not s.other and len(s.then) == 1 and isinstance(s.then[0], ir.Jump) and s.then[0].kind == "return"
+
+
+def _check_guards(fn: ir.Function, guards: list[ir.If], env: Mapping[str, object]) -> None:
+    """`NotCheckable` unless every early return is known not to happen at these sizes (array
+    pointers are not NULL)."""
+    for g in guards:
+        taken = _eval(g.cond, env)
+        if taken is None:
+            raise NotCheckable(f"cannot tell whether `{fn.name}` returns early at line {g.range.line} at these sizes")
+        if taken:
+            raise NotCheckable(
+                f"at these sizes `{fn.name}` returns at line {g.range.line}, before its loops run; "
+                "choose sizes where they run"
+            )
 
 
 def result_outputs(values: ScopValues, arrays: Mapping[str, np.ndarray], dtype: np.dtype | None) -> dict[str, np.ndarray]:
@@ -306,6 +330,8 @@ def _value(e: ir.Expr, env: Mapping[str, object]) -> float:
         return int(v) if isinstance(e.type, ir.Scalar) and e.type.is_integer else float(v)
     if isinstance(e, ir.Unary) and e.op == "-":
         return -_value(e.operand, env)
+    if isinstance(e, ir.Unary) and e.op == "!":
+        return float(not _value(e.operand, env))
     if isinstance(e, ir.Ternary):
         return _value(e.then, env) if _value(e.cond, env) else _value(e.other, env)
     if isinstance(e, ir.Call) and e.name in _MATH:
@@ -314,7 +340,7 @@ def _value(e: ir.Expr, env: Mapping[str, object]) -> float:
         a, b = _value(e.lhs, env), _value(e.rhs, env)
         ops = {
             "+": a + b, "-": a - b, "*": a * b, "<": a < b, "<=": a <= b, ">": a > b,
-            ">=": a >= b, "==": a == b, "!=": a != b,
+            ">=": a >= b, "==": a == b, "!=": a != b, "&&": bool(a) and bool(b), "||": bool(a) or bool(b),
         }
         integers = isinstance(a, int) and isinstance(b, int)
         if e.op == "/":

@@ -26,6 +26,7 @@ from core_compiler.scop.affine import (
     is_atom,
     polynomial,
 )
+from core_compiler.scop.if_conversion import if_converted
 from core_compiler.source import SourceRange
 
 
@@ -245,6 +246,10 @@ class _Walker:
         then_c = condition(s.cond, allowed)  # type: ignore[arg-type]
         else_c = condition(s.cond, allowed, negate=True)  # type: ignore[arg-type]
         if isinstance(then_c, NotAffine) or isinstance(else_c, NotAffine):
+            converted = if_converted(s)
+            if converted is not None:
+                self.assumptions.append(Problem("GuardedAssignment", _GUARDED.format(cond=_text(s.cond)), s.cond.range))
+                return self.block(converted, ctx)
             bad = then_c if isinstance(then_c, NotAffine) else else_c
             assert isinstance(bad, NotAffine)
             self.non_affine(bad, "NonAffineCondition", "the `if` condition")
@@ -597,6 +602,12 @@ class _Walker:
 
     def problem(self, reason: str, message: str, rng: SourceRange, **args: str) -> None:
         self.problems.append(Problem(reason, message, rng, tuple(sorted(args.items()))))
+
+
+_GUARDED = (
+    "the `if` condition `{cond}` is known only at run time: its assignments run in every "
+    "iteration as `x = {cond} ? value : x` (the old value where it is false)"
+)
 
 
 def _guarded(e: ir.Expr, allowed: object) -> Iterator[tuple[ir.Expr, tuple[Dnf, ...]]]:

@@ -81,10 +81,14 @@ def test_a_modulo_that_may_wrap_otherwise_is_refused(function: str, subscript: s
     assert "between 0 and 4n - 1" in remark.message
 
 
-def test_a_modulo_by_a_size_in_a_condition_stays_refused() -> None:
+def test_a_modulo_by_a_size_in_a_condition_guards_its_assignment(tmp_path: Path) -> None:
+    """Not a condition on the iterations (isl's `mod` takes constants), but one evaluated in each."""
     f = analyze(REFUSED).function("cond")
-    assert f is not None and not f.scops
-    assert named(list(f.remarks), "NonAffineCondition")
+    assert f is not None and len(f.scops) == 1
+    assert named(list(f.remarks), "GuardedAssignment") and not named(list(f.remarks), "NonAffineCondition")
+    path = tmp_path / "cond.c"
+    path.write_text(REFUSED)
+    runs_everywhere(str(path), "cond", [{"n": 37}, {"n": 1}, {"n": 0}])
 
 
 @pytest.mark.parametrize("function", ["ring", "torus", "shift", "folds", "sweep"])

@@ -265,6 +265,34 @@ def test_trisolv_tilable_tiles_run_in_parallel_wavefronts() -> None:
     assert "tilable" in result.variants and result.ok, result.report()
 
 
+FEW_STEPS = """#define TSTEPS 4
+void jacobi(int n, double A[n][n], double B[n][n]) {
+  for (int t = 0; t < TSTEPS; t++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        B[i][j] = 0.2 * (A[i][j] + A[i][j - 1] + A[i][j + 1] + A[i + 1][j] + A[i - 1][j]);
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        A[i][j] = 0.2 * (B[i][j] + B[i][j - 1] + B[i][j + 1] + B[i + 1][j] + B[i - 1][j]);
+  }
+}
+"""
+
+
+def test_a_wavefront_over_a_single_time_tile_runs_sequentially(tmp_path: Path) -> None:
+    """Four time steps make one time tile: isl leaves out its loop, and that of the parallel tiles
+    (one per wavefront), so the loop below the mark is the next tile loop, which carries
+    dependences. The mark is dropped (PolyBench's heat-3d loops ``t <= TSTEPS``)."""
+    path = tmp_path / "few_steps.c"
+    path.write_text(FEW_STEPS)
+    case = cpu_llvm.prepare(str(path), "jacobi", {"n": 30})
+    scop = case.analysis.scop
+    program = cpu_program(scop, compute_schedule(scop, case.analysis.deps, TILABLE), CpuOptions())
+    assert "// parallel" not in program.ast.to_C_str()
+    result = check_llvm_cpu(str(path), "jacobi", {"n": 30}, threads=2)
+    assert "tilable" in result.variants and result.ok, result.report()
+
+
 def test_a_skewed_band_keeps_the_stride_one_loop_innermost() -> None:
     """fdtd's tilable band is ``(t, t + i, t + j)``: a step of its last member moves ``j`` alone."""
     case = _case("fdtd_2d.c", "kernel_fdtd_2d", {"tmax": 4, "nx": 20, "ny": 24}, {"tmax": "TMAX", "nx": "NX", "ny": "NY"})

@@ -181,7 +181,7 @@ def scop_remarks(sa: ScopAnalysis) -> list[Remark]:
             "ScopDetected",
             f"modeled loop nest: {len(scop.statements)} statement(s), {len(scop.loops)} loop(s); "
             f"sizes (parameters): {params}",
-            scop.range,
+            scop.region.code_range,
             fn,
             statements=len(scop.statements),
             loops=len(scop.loops),

@@ -27,7 +27,7 @@ loop.
 The AST is generated from the marked tree: a ``parallel`` mark node's child is the loop (a ``for``
 node) of that band's first member, or what isl made of it (an ``if``/block when the loop was
 split or has a single iteration), which generators then run sequentially; where isl left out a
-single-iteration loop and a ``for`` inside it comes right below, the mark is dropped (`_loop_of_mark`).
+single-iteration loop and a ``for`` inside it comes right below, the mark is dropped (`loop_of_mark`).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = No
     element another iteration writes), the fact a vectorizer otherwise has to check at run time.
     (Outer loops are not tested: vectorizers take innermost loops, and on tiled, skewed
     schedules the test costs seconds.) After a compute-out, the remaining loops get no facts."""
-    build, keep_marks = isl.AstBuild.from_context(scop.context.params()).set_after_each_mark(_loop_of_mark)
+    build, keep_marks = isl.AstBuild.from_context(scop.context.params()).set_after_each_mark(loop_of_mark)
     if deps is None:
         return build.node_from_schedule(schedule)
     ctx = scop.ctx
@@ -127,16 +127,18 @@ def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = No
     return ast
 
 
-def _loop_of_mark(mark: isl.AstNode, b: isl.AstBuild) -> isl.AstNode:
+def loop_of_mark(mark: isl.AstNode, b: isl.AstBuild) -> isl.AstNode:
     """The ``parallel`` mark, or its child where the marked loop has one iteration and the
     ``for`` below the mark is a loop inside it (a wavefront of skewed tiles over 4 time steps:
     one time tile, so its tile loop is gone, and the next one carries dependences). isl names
-    the loop of schedule dimension k ``ck``."""
+    the loop of schedule dimension k with a prefix and k (``c3``, ``hx_c3``): `AstBuild`'s
+    ``set_after_each_mark`` callback."""
     child = mark.mark_get_node()
     if child.get_type() != _T.for_ or not mark.mark_get_id().get_name().startswith(PARALLEL_MARK):
         return mark
     depth = b.get_schedule_space().dim(isl.dim_type.set)
-    return mark if child.for_get_iterator().get_id().get_name() == f"c{depth}" else child
+    counter = re.search(r"\d+$", child.for_get_iterator().get_id().get_name())
+    return mark if counter is not None and int(counter[0]) == depth else child
 
 
 def contains(node: isl.AstNode, kind: isl.ast_node_type) -> bool:

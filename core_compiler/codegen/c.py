@@ -43,7 +43,7 @@ import islpy as isl
 from core_compiler.analysis import FileAnalysis, ScopAnalysis
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, MarkHook
 from core_compiler.codegen.statements import StatementPrinter, local_buffers, outer_declarations
-from core_compiler.cpu import CpuOptions, ParallelMark, cpu_program
+from core_compiler.cpu import CpuOptions, ParallelMark, cpu_program, loop_of_mark
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
@@ -122,8 +122,10 @@ def _ast(scop: Scop, schedule: isl.Schedule, taken: frozenset[str]) -> isl.AstNo
     ids = isl.IdList.alloc(scop.ctx, _MAX_COUNTERS)
     for k in range(_MAX_COUNTERS):
         ids = ids.add(isl.Id(f"{prefix}{k}", context=scop.ctx))
-    build = isl.AstBuild.from_context(scop.context.params()).set_iterators(ids)
-    return build.node_from_schedule(schedule)
+    build, keep = isl.AstBuild.from_context(scop.context.params()).set_iterators(ids).set_after_each_mark(loop_of_mark)
+    ast = build.node_from_schedule(schedule)
+    del keep
+    return ast
 
 
 def _banner(scop: Scop, options: COptions) -> str:

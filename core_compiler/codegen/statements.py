@@ -147,7 +147,13 @@ class StatementPrinter:
             c, t, o = (self.expr(x, subst, acc) for x in (e.cond, e.then, e.other))
             return f"({c} ? {t} : {o})"
         if isinstance(e, ir.Call):
-            return f"{self.calls.get(e.name, e.name)}({', '.join(self.expr(a, subst, acc) for a in e.args)})"
+            args = [self.expr(a, subst, acc) for a in e.args]
+            if e.name in self.calls or e.name in self.calls.values():
+                # OpenCL overloads math on the argument types, C's prototype decides: `pow(2.0, x)`
+                # with a float `x` is ambiguous there, `pow((double)(2.0), (double)(x))` is not
+                ctype = "float" if e.name in self.calls else "double"
+                args = [f"({ctype})({a})" for a in args]
+            return f"{self.calls.get(e.name, e.name)}({', '.join(args)})"
         if isinstance(e, ir.Cast):
             return f"(({e.type})({self.expr(e.operand, subst, acc)}))"
         raise ValueError(f"cannot generate code for `{e}`")

@@ -219,7 +219,7 @@ class Lowerer:
         elif kind.is_expression():
             setting = pointers.pointer_assignment(_unwrap(cur))
             if setting is None or not self.pointer_alias(*setting, rng):
-                yield self.expr_stmt(cur)
+                yield from self.assignment_chain(cur)
         else:
             word = kind.name.lower().replace("_stmt", "")
             nested = [c for c in cur.get_children() if c.kind.is_statement()]
@@ -297,6 +297,21 @@ class Lowerer:
         init = next((c for c in cur.get_children() if _is_initializer(cur, c)), None)
         init_ir = self.expr(init) if init is not None else None
         return ir.Decl(cur.spelling, self.type(cur.type, cur), init_ir, self.range(cur))
+
+    def assignment_chain(self, cur: ci.Cursor) -> Iterator[ir.Stmt]:
+        """``a1 = a2 = k;`` as ``a2 = k; a1 = a2;`` (C assigns right to left, and ``a1`` gets the
+        value ``a2`` holds after its assignment); any other expression statement as it is."""
+        node = _unwrap(cur)
+        if node.kind == K.BINARY_OPERATOR and binary_operator(node) == "=":
+            lhs, rhs = node.get_children()
+            inner = _unwrap(rhs)
+            if inner.kind == K.BINARY_OPERATOR and binary_operator(inner) == "=":
+                yield from self.assignment_chain(inner)
+                target, value = self.expr(lhs), self.expr(next(inner.get_children()))
+                if isinstance(target, ir.Var | ir.Subscript) and not _is_global_scalar(lhs):
+                    yield ir.Assign(target, "=", value, self.range(node))
+                    return
+        yield self.expr_stmt(cur)
 
     def expr_stmt(self, cur: ci.Cursor) -> ir.Stmt:
         cur = _unwrap(cur)

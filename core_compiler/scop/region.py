@@ -97,6 +97,18 @@ class RegionInfo:
     readonly_scalars: tuple[tuple[str, str], ...]  # (name, type) of values read, never written
     assumptions: tuple[Problem, ...]  # delinearization and no-alias assumptions (not problems)
 
+    @property
+    def code_range(self) -> SourceRange:
+        """Where remarks about the whole region point: from its first statement that is not a
+        bare declaration (``int i, j, k;`` before PolyBench's ``#pragma scop``)."""
+        return _code_range(self.stmts)
+
+
+def _code_range(stmts: tuple[ir.Stmt, ...]) -> SourceRange:
+    first = next((s.range for s in stmts if not (isinstance(s, ir.Decl) and s.init is None)), stmts[0].range)
+    last = stmts[-1].range
+    return SourceRange(first.file, first.line, first.col, last.end_line, last.end_col)
+
 
 @dataclass
 class _Ctx:
@@ -259,7 +271,7 @@ class _Walker:
         return used + self.block(s.other, _Ctx(ctx.loops, (*ctx.constraints, else_c), shifted))
 
     def decl(self, s: ir.Decl, ctx: _Ctx) -> int:
-        if _is_local_array(s) and s.name not in self.symbols:
+        if _is_local_array(s) and s.name not in self.local_array_dims and self.symbols.get(s.name, s.type) == s.type:
             self.symbols[s.name] = s.type
             self.local_array_dims[s.name] = ctx.iterators
             return 0
@@ -731,7 +743,7 @@ def check_region(
                 "NoAliasAssumption",
                 "assuming the arrays " + ", ".join(f"`{p}`" for p in pointer_params)
                 + " do not overlap in memory (mark the pointers `restrict` to make it explicit)",
-                rng,
+                _code_range(stmts),
                 (("arrays", ",".join(pointer_params)),),
             )
         )

@@ -51,6 +51,7 @@ from core_compiler.runtime.cpu_llvm import (
     prepare,
     run_jit,
 )
+from core_compiler.runtime.differential import check_c
 from core_compiler.runtime.reference import run_reference
 from core_compiler.schedule import compute_schedule
 from tests.conftest import KERNELS
@@ -291,6 +292,8 @@ def test_a_wavefront_over_a_single_time_tile_runs_sequentially(tmp_path: Path) -
     assert "// parallel" not in program.ast.to_C_str()
     result = check_llvm_cpu(str(path), "jacobi", {"n": 30}, threads=2)
     assert "tilable" in result.variants and result.ok, result.report()
+    as_c = check_c(str(path), "jacobi", {"n": 30}, openmp=True, schedule=TILABLE)  # `--target c --openmp`
+    assert as_c.ok, as_c.comparison.report()
 
 
 def test_a_skewed_band_keeps_the_stride_one_loop_innermost() -> None:

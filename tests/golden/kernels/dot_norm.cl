@@ -76,5 +76,5 @@ __kernel void kernel4(__global double *restrict d, __global double *restrict dot
 
 __kernel void kernel5(__global double *restrict d, __global double *restrict dot, __global double *restrict res, __global double *restrict ss, __global double *restrict x, __global double *restrict y, int n)
 {
-  res[1] = sqrt(ss[0]);
+  res[1] = sqrt((double)(ss[0]));
 }

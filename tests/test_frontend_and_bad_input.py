@@ -133,3 +133,14 @@ def test_pathological_scop_hits_the_budget_quickly() -> None:
     assert elapsed < 20
     (budget,) = named(fa.all_remarks(), "AnalysisBudgetExceeded")
     assert budget.range == range_of(src, src[src.index("for") : src.index(";", src.index("A["))], "p.c")
+
+
+def test_a_chained_assignment_is_two_assignments_right_to_left() -> None:
+    """``a1 = a5 = k;`` (PolyBench's deriche) sets ``a5`` first, then ``a1`` from it: the
+    conversion to ``int`` on the way is kept."""
+    src = "void f(int n, double *y, double k) {\n  double a1; int a5;\n  a1 = a5 = k;\n  for (int i = 0; i < n; i++) y[i] = a1 + a5;\n}\n"
+    (fn,) = run_frontend("t.c", src).functions
+    chain = [s for s in fn.body if isinstance(s, ir.Assign)]
+    assert [(str(s.target), str(s.value)) for s in chain] == [("a5", "k"), ("a1", "a5")]
+    (fa,) = analyze_file("t.c", src).functions
+    assert len(fa.scops) == 1 and len(fa.scops[0].scop.statements) == 3

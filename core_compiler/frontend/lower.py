@@ -305,12 +305,12 @@ class Lowerer:
         if node.kind == K.BINARY_OPERATOR and binary_operator(node) == "=":
             lhs, rhs = node.get_children()
             inner = _unwrap(rhs)
-            if inner.kind == K.BINARY_OPERATOR and binary_operator(inner) == "=":
+            target = self.expr(lhs)
+            chained = inner.kind == K.BINARY_OPERATOR and binary_operator(inner) == "="
+            if chained and isinstance(target, ir.Var | ir.Subscript) and not _is_global_scalar(lhs):
                 yield from self.assignment_chain(inner)
-                target, value = self.expr(lhs), self.expr(next(inner.get_children()))
-                if isinstance(target, ir.Var | ir.Subscript) and not _is_global_scalar(lhs):
-                    yield ir.Assign(target, "=", value, self.range(node))
-                    return
+                yield ir.Assign(target, "=", self.expr(next(inner.get_children())), self.range(node))
+                return
         yield self.expr_stmt(cur)
 
     def expr_stmt(self, cur: ci.Cursor) -> ir.Stmt:

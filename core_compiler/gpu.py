@@ -8,7 +8,8 @@ becomes a one-thread kernel, so that data never moves back to the host between k
 sequential bands stay on the host as loops; their values are kernel parameters ``h0, h1, …``.
 
 Each kernel's body is its own isl AST, generated from the unit's subtree schedule with the host
-values, block ids ``b*`` and thread ids ``t*`` as parameters.
+values, block ids ``b*`` and thread ids ``t*`` as parameters. (Those are the names unless the
+code uses one: see `core_compiler.names`.)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import islpy as isl
 
 from core_compiler.deps import Dependences
 from core_compiler.memory import GlobalAccess, KernelShape, MemoryOptions, Promotion, promote
+from core_compiler.names import Names, identifiers, names_avoiding
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
 from core_compiler.sizes import Sizes, sizes_for
@@ -77,6 +79,7 @@ class GpuProgram:
     schedule: isl.Schedule
     host_ast: isl.AstNode
     kernels: tuple[Kernel, ...]
+    names: Names  # of what the kernels and the host code declare
 
 
 def map_to_gpu(
@@ -86,11 +89,12 @@ def map_to_gpu(
     (needed when the schedule was computed with `parallel_reductions`)."""
     scop.ctx.reset_operations()
     reductions = deps.atomic_reductions() if deps is not None else None
-    mapper = _Mapper(scop, options, reductions)
+    names = names_avoiding([*identifiers(scop.region.stmts), *scop.params, *(a.name for a in scop.arrays)])
+    mapper = _Mapper(scop, options, reductions, names)
     root = mapper.visit(schedule.get_root().child(0)) if schedule.get_root().n_children() else schedule.get_root()
     host_schedule = root.get_schedule()
     host_ast = mapper.host_ast(host_schedule)
-    return GpuProgram(scop, schedule, host_ast, tuple(mapper.kernels))
+    return GpuProgram(scop, schedule, host_ast, tuple(mapper.kernels), names)
 
 
 @dataclass
@@ -98,6 +102,7 @@ class _Mapper:
     scop: Scop
     options: MappingOptions
     reductions: isl.UnionMap | None
+    names: Names
     kernels: list[Kernel] = field(default_factory=list)
     prefixes: dict[str, isl.UnionMap] = field(default_factory=dict)  # kernel -> host values
 
@@ -134,13 +139,13 @@ class _Mapper:
         domain = node.get_domain()
         prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
         self.prefixes[f"kernel{index}"] = prefix
-        host = tuple(f"h{k}" for k in range(_n_out(prefix)))
+        host = tuple(self.names.seq("h", _n_out(prefix)))
         subtree = node.get_subtree_schedule_union_map().intersect_domain(domain)
         sched = subtree.intersect_domain(_fix_prefix(prefix, host))
         stmts = tuple(sorted(_names(domain)))
         if not parallel or sched.is_empty():
-            ast = isl.AstBuild.from_context(self.scop.context.params()).node_from_schedule_map(sched)
-            return Kernel(index, False, stmts, host, (), (), 0, ast, (), (), ())
+            ast = self.names.ast_build(self.scop.context.params()).node_from_schedule_map(sched)
+            return Kernel(index, False, stmts, host, (), (), 0, ast, (), (), (), KernelShape(0, 0, (), (), names=self.names))
         atomic = _atomic_statements(self.reductions, sched, _n_coincident(node))
         shape, promotions, kept, ast, phases = self.parallel_body(node, index, sched, host, atomic)
         gmin, gmax = _grid(self.scop.ctx, sched, shape.tile[: shape.n_block], shape.n_block, host)
@@ -182,11 +187,11 @@ class _Mapper:
         shape = self.shape(node, index, whole_band=False)
         n_dims = _n_out(sched)
         mapping = _mapping_set(self.scop.ctx, self.scop, host, n_dims, shape)
-        ast = isl.AstBuild.from_context(mapping.params()).node_from_schedule_map(sched.intersect_range(mapping))
+        ast = self.names.ast_build(mapping.params()).node_from_schedule_map(sched.intersect_range(mapping))
         names = set(_names(sched.domain()))
         arrays = sorted({a.array for s in self.scop.statements if s.name in names for a in (*s.reads, *s.writes)})
         kept = tuple(GlobalAccess(a, "the kernel was too costly to analyse for promotion") for a in arrays)
-        return KernelShape(0, shape.n_block, shape.block, shape.tile[: shape.n_block], shape.grid), (), kept, ast, {}
+        return KernelShape(0, shape.n_block, shape.block, shape.tile[: shape.n_block], shape.grid, self.names), (), kept, ast, {}
 
     def shape(self, node: isl.ScheduleNode, index: int, whole_band: bool = True) -> KernelShape:
         """Tiles for every member of a permutable band (only the parallel ones otherwise); blocks
@@ -200,13 +205,13 @@ class _Mapper:
         xyz = tuple(sizes.get("block", DEFAULT_BLOCKS.get(n_thread, ())))[:n_thread]
         block = tuple(_divisor_at_most(t, b) for t, b in zip(tile, reversed(xyz), strict=False))
         grid = tuple(reversed(tuple(sizes.get("grid", ()))[:n_block]))  # PPCG gives grid sizes x first
-        return KernelShape(n_tiled, n_block, block, tile, grid if len(grid) == n_block else ())
+        return KernelShape(n_tiled, n_block, block, tile, grid if len(grid) == n_block else (), self.names)
 
     # --------------------------------------------------------------------------- host
 
     def host_ast(self, host_schedule: isl.Schedule) -> isl.AstNode:
         ctx = self.scop.ctx
-        build = isl.AstBuild.from_context(self.scop.context.params())
+        build = self.names.ast_build(self.scop.context.params())
         current: list[str] = []
 
         def before_mark(mark_id: isl.Id, b: isl.AstBuild) -> None:
@@ -317,11 +322,12 @@ def _extended_instances(sched: isl.UnionMap, shape: KernelShape) -> dict[str, is
     maps: list[isl.Map] = []
     sched.foreach_map(maps.append)
     d = maps[0].dim(isl.dim_type.out)
-    xs = ", ".join(f"x{k}" for k in range(d))
-    outs = [f"T{k}" for k in range(shape.n_tiled)] + [f"X{k}" for k in range(shape.n_thread)]
-    cons = [f"T{k} = {t} * floor(x{k} / {t})" for k, t in enumerate(shape.tile)]
-    cons += [f"X{k} = x{k}" for k in range(shape.n_thread)]
-    tx = isl.Map.read_from_str(maps[0].get_ctx(), f"{{ [{xs}] -> [{', '.join(outs)}] : {' and '.join(cons) or 'true'} }}")
+    nm = shape.names
+    xs, ts, ps = nm.seq("x", d), nm.seq("T", shape.n_tiled), nm.seq("X", shape.n_thread)
+    cons = [f"{ts[k]} = {t} * floor({xs[k]} / {t})" for k, t in enumerate(shape.tile)]
+    cons += [f"{ps[k]} = {xs[k]}" for k in range(shape.n_thread)]
+    text = f"{{ [{', '.join(xs)}] -> [{', '.join(ts + ps)}] : {' and '.join(cons) or 'true'} }}"
+    tx = isl.Map.read_from_str(maps[0].get_ctx(), text)
     out = {}
     for m in maps:
         name = m.get_tuple_name(isl.dim_type.in_)
@@ -346,11 +352,11 @@ def _kernel_schedule(
     inner = max([d, shape.n_thread] + [len(p.size) for p in promotions])
     lay = _Layout(scop, shape, inner)
     out = isl.UnionMap.empty(sched.get_space())
-    xs = [f"x{k}" for k in range(d)]
-    tiles = [f"{t} * floor(x{k} / {t})" for k, t in enumerate(shape.tile)]
+    xs = shape.names.seq("x", d)
+    tiles = [f"{t} * floor({xs[k]} / {t})" for k, t in enumerate(shape.tile)]
     for m in maps:
         name = m.get_tuple_name(isl.dim_type.in_)
-        body = lay.lift(xs, tiles, BODY, BODY, xs, threads=[f"x{k}" for k in range(shape.n_thread)])
+        body = lay.lift(xs, tiles, BODY, BODY, xs, threads=xs[: shape.n_thread])
         out = out.union(isl.UnionMap.from_map(ext[name].apply_range(m).apply_range(body)))
     for g, p in enumerate(promotions):
         out = out.union(_copies(lay, p, g))
@@ -358,7 +364,7 @@ def _kernel_schedule(
         tiles_used = _tiles_used(ext, shape)
         writes_back = any(p.place == "shared" and not p.written.is_empty() for p in promotions)
         for phase in (BODY - 1, BODY + 1, 2 * BODY) if writes_back else (BODY - 1, BODY + 1):
-            ts = [f"T{k}" for k in range(shape.n_tiled)]
+            ts = shape.names.seq("T", shape.n_tiled)
             lift = lay.lift(ts, ts, BODY, phase, [])
             out = out.union(isl.UnionMap.from_map(lift.intersect_domain(tiles_used).set_tuple_name(isl.dim_type.in_, f"sync{phase}")))
     return out
@@ -376,43 +382,42 @@ class _Layout:
     ) -> isl.Map:
         """``{ [dims] -> [kernel schedule] }`` with the block ids pinned and, for `threads`, the
         thread ids (``threads[k] ≡ t_k mod block_k``)."""
-        sh = self.shape
+        sh, nm = self.shape, self.shape.names
         ys = [*tiles[: sh.n_block], str(p1), *tiles[sh.n_block :], str(p2)]
         ys += list(inner) + ["0"] * (self.inner - len(inner))
-        names = [f"y{k}" for k in range(len(ys))]
+        names = nm.seq("y", len(ys))
         cons = [f"{n} = {v}" for n, v in zip(names, ys, strict=True)]
-        cons += [f"y{k} = {t} * floor(y{k} / {t}) and {sh.block_of(k, f'floor(y{k} / {t})')}" for k, t in enumerate(sh.tile[: sh.n_block])]
+        cons += [f"{names[k]} = {t} * floor({names[k]} / {t}) and {sh.block_of(k, f'floor({names[k]} / {t})')}" for k, t in enumerate(sh.tile[: sh.n_block])]  # fmt: skip
         for k, v in enumerate(threads or []):
-            cons.append(f"({v}) - t{k} = {sh.block[k]} * floor((({v}) - t{k}) / {sh.block[k]})")
+            cons.append(f"({v}) - {nm('t', k)} = {sh.block[k]} * floor((({v}) - {nm('t', k)}) / {sh.block[k]})")
         if zero_threads:
-            cons += [f"t{k} = 0" for k in range(len(threads or []), sh.n_thread)]
+            cons += [f"{nm('t', k)} = 0" for k in range(len(threads or []), sh.n_thread)]
         return isl.Map.read_from_str(self.scop.ctx, f"[{', '.join(self.params())}] -> {{ [{', '.join(dims)}] -> [{', '.join(names)}] : {' and '.join(cons)} }}")
 
     def params(self) -> list[str]:
         sh = self.shape
-        return [*_isl_params(self.scop), *(f"b{k}" for k in range(sh.n_block)), *(f"t{k}" for k in range(sh.n_thread))]
+        return [*_isl_params(self.scop), *sh.names.seq("b", sh.n_block), *sh.names.seq("t", sh.n_thread)]
 
 
 def _copies(lay: _Layout, p: Promotion, g: int) -> isl.UnionMap:
     """Loads before and stores after: shared tiles per tile, registers per block tile."""
-    sh = lay.shape
+    sh, nm = lay.shape, lay.shape.names
     out = isl.UnionMap.empty(p.read.get_space().params())
     rank = p.read.dim(isl.dim_type.out)
-    elems = [f"a{k}" for k in range(rank)]
+    elems = nm.seq("a", rank)
     for direction, footprint in (("in", p.read), ("out", p.written)):
         if footprint.is_empty():
             continue
         points = footprint.wrap().flatten()
         if p.place == "shared":
-            ts = [f"T{k}" for k in range(sh.n_tiled)]
+            ts = nm.seq("T", sh.n_tiled)
             mapped = elems[max(0, rank - sh.n_thread) :]
             # the innermost element dim goes to the innermost thread dim
             thread_of = list(range(sh.n_thread - len(mapped), sh.n_thread))
             lift = lay.lift([*ts, *elems], ts, BODY, (LOADS if direction == "in" else STORES) + g, elems)
             lift = _pin_threads(lay, lift, [*ts, *elems], dict(zip(thread_of, mapped, strict=True)))
         else:
-            ts = [f"T{k}" for k in range(sh.n_block)]
-            xs = [f"X{k}" for k in range(sh.n_thread)]
+            ts, xs = nm.seq("T", sh.n_block), nm.seq("X", sh.n_thread)
             zeros = ["0"] * (sh.n_tiled - sh.n_block)
             p1 = (LOADS if direction == "in" else STORES) + g
             lift = lay.lift([*ts, *xs, *elems], [*ts, *zeros], p1, 0, xs, threads=xs)
@@ -426,11 +431,11 @@ def _pin_threads(lay: _Layout, lift: isl.Map, dims: list[str], thread_of: dict[i
     sh = lay.shape
     cons = []
     for k in range(sh.n_thread):
-        v = thread_of.get(k)
+        v, t = thread_of.get(k), sh.names("t", k)
         if v is None:
-            cons.append(f"t{k} = 0")
+            cons.append(f"{t} = 0")
         else:
-            cons.append(f"{v} - t{k} = {sh.block[k]} * floor(({v} - t{k}) / {sh.block[k]})")
+            cons.append(f"{v} - {t} = {sh.block[k]} * floor(({v} - {t}) / {sh.block[k]})")
     text = f"[{', '.join(lay.params())}] -> {{ [{', '.join(dims)}] : {' and '.join(cons) or 'true'} }}"
     return lift.intersect_domain(isl.Set.read_from_str(lay.scop.ctx, text))
 
@@ -474,12 +479,12 @@ def _phased_ast(
         inner = None if is_sync else _inner_ast(scop, host, shape, groups[key], prefix, tile_pos)
         phases[name] = Phase(name, inner, tuple(tile_pos))
     context = _thread_context(scop, host, shape, with_threads=False)
-    return isl.AstBuild.from_context(context).node_from_schedule_map(outer), phases
+    return shape.names.ast_build(context).node_from_schedule_map(outer), phases
 
 
 def _without_threads(s: isl.Set, shape: KernelShape) -> isl.Set:
     for k in range(shape.n_thread):
-        pos = s.find_dim_by_name(isl.dim_type.param, f"t{k}")
+        pos = s.find_dim_by_name(isl.dim_type.param, shape.names("t", k))
         if pos >= 0:
             s = s.project_out(isl.dim_type.param, pos, 1)
     return s
@@ -507,32 +512,32 @@ def _inner_ast(
     """The phase's statements with the tile origins as parameters ``T0, T1, …``."""
     maps = _maps(group)
     n_out = maps[0].dim(isl.dim_type.out)
-    ys = [f"y{k}" for k in range(n_out)]
-    ts = [f"T{k}" for k in range(shape.n_tiled)]
-    fix = " and ".join(f"y{pos} = {t}" for pos, t in zip(tile_pos, ts, strict=True)) or "true"
+    ys, ts = shape.names.seq("y", n_out), shape.names.seq("T", shape.n_tiled)
+    fix = " and ".join(f"{ys[pos]} = {t}" for pos, t in zip(tile_pos, ts, strict=True)) or "true"
     pin = isl.Set.read_from_str(scop.ctx, f"[{', '.join(ts)}] -> {{ [{', '.join(ys)}] : {fix} }}")
     n_prefix = prefix.dim(isl.dim_type.set)
     inner = isl.UnionMap.empty(group.get_space())
     for m in maps:
         pinned = m.intersect_range(pin)
         inner = inner.union(isl.UnionMap.from_map(pinned.project_out(isl.dim_type.out, 0, n_prefix)))
-    tiles = [f"T{k} = {t} * floor(T{k} / {t})" for k, t in enumerate(shape.tile)]
-    tiles += [shape.block_of(k, f"floor(T{k} / {shape.tile[k]})") for k in range(shape.n_block)]
+    tiles = [f"{ts[k]} = {t} * floor({ts[k]} / {t})" for k, t in enumerate(shape.tile)]
+    tiles += [shape.block_of(k, f"floor({ts[k]} / {shape.tile[k]})") for k in range(shape.n_block)]
     context = _thread_context(scop, host, shape, extra=ts, constraints=tiles)
     pinned_prefix = prefix.reset_tuple_id()
     pin_prefix = isl.Set.read_from_str(scop.ctx, f"[{', '.join(ts)}] -> {{ [{', '.join(ys[:n_prefix])}] : {fix} }}")
     context = context.intersect_params(pinned_prefix.intersect(pin_prefix).params())
-    return isl.AstBuild.from_context(context).node_from_schedule_map(inner)
+    return shape.names.ast_build(context).node_from_schedule_map(inner)
 
 
 def _thread_context(
     scop: Scop, host: tuple[str, ...], shape: KernelShape, with_threads: bool = True,
     extra: list[str] | None = None, constraints: list[str] | None = None,
 ) -> isl.Set:
-    params = [*_isl_params(scop), *host, *(f"b{k}" for k in range(shape.n_block))]
-    params += [f"t{k}" for k in range(shape.n_thread)] if with_threads else []
+    nm = shape.names
+    params = [*_isl_params(scop), *host, *nm.seq("b", shape.n_block)]
+    params += nm.seq("t", shape.n_thread) if with_threads else []
     params += extra or []
-    cons = [f"0 <= t{k} < {b}" for k, b in enumerate(shape.block)] if with_threads else []
+    cons = [f"0 <= {nm('t', k)} < {b}" for k, b in enumerate(shape.block)] if with_threads else []
     cons += constraints or []
     text = f"[{', '.join(params)}] -> {{ : {' and '.join(cons) or 'true'} }}"
     return isl.Set.read_from_str(scop.ctx, text).intersect_params(scop.context.params())
@@ -540,14 +545,15 @@ def _thread_context(
 
 def _mapping_set(ctx: isl.Context, scop: Scop, host: tuple[str, ...], n_dims: int, shape: KernelShape) -> isl.UnionSet:
     """Constraints on the unit's schedule dims: tile = block id, point ≡ thread id (mod block)."""
-    params = [*_isl_params(scop), *host]
-    params += [f"b{k}" for k in range(shape.n_block)] + [f"t{k}" for k in range(shape.n_thread)]
-    dims = [f"x{k}" for k in range(n_dims)]
+    nm = shape.names
+    params = [*_isl_params(scop), *host, *nm.seq("b", shape.n_block), *nm.seq("t", shape.n_thread)]
+    dims = nm.seq("x", n_dims)
     cons = []
     for k, (t, b) in enumerate(zip(shape.tile, shape.block, strict=False)):
+        x, tid = dims[k], nm("t", k)
         if k < shape.n_block:
-            cons.append(shape.block_of(k, f"floor(x{k}/{t})"))
-        cons.append(f"(x{k} - t{k}) mod {b} = 0 and 0 <= t{k} < {b}")
+            cons.append(shape.block_of(k, f"floor({x}/{t})"))
+        cons.append(f"({x} - {tid}) mod {b} = 0 and 0 <= {tid} < {b}")
     text = f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {' and '.join(cons) or 'true'} }}"
     return isl.UnionSet.from_set(isl.Set.read_from_str(ctx, text))
 

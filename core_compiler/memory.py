@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from core_compiler.names import PLAIN, Names
 from core_compiler.scop.model import Scop
 
 DEFAULT_MAX_SHARED_BYTES = 48 * 1024  # what every CUDA GPU since Kepler gives a block by default
@@ -69,6 +70,7 @@ class KernelShape:
     block: tuple[int, ...]  # threads per thread-mapped member, outermost first
     tile: tuple[int, ...]  # tile size per tiled member
     grid: tuple[int, ...] = ()  # blocks per block dim; () as many as tiles. Fewer: tiles modulo the grid
+    names: Names = PLAIN  # of the block ids, thread ids, tile origins… (`core_compiler.names`)
 
     @property
     def n_thread(self) -> int:
@@ -76,10 +78,11 @@ class KernelShape:
 
     def block_of(self, k: int, tile_index: str) -> str:
         """isl constraint: tile number `tile_index` of block dim `k` runs on block ``b{k}``."""
+        b = self.names("b", k)
         if k >= len(self.grid):
-            return f"{tile_index} = b{k}"
+            return f"{tile_index} = {b}"
         g = self.grid[k]
-        return f"{tile_index} - b{k} = {g} * floor(({tile_index} - b{k}) / {g})"
+        return f"{tile_index} - {b} = {g} * floor(({tile_index} - {b}) / {g})"
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from core_compiler.analysis import FileAnalysis, ScopAnalysis
 from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, MarkHook
 from core_compiler.codegen.statements import StatementPrinter, local_buffers, outer_declarations
 from core_compiler.cpu import CpuOptions, ParallelMark, cpu_program, loop_of_mark
+from core_compiler.names import PLAIN, Names, free_prefix
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
@@ -52,8 +53,6 @@ from core_compiler.source import SourceRange
 _T: Any = isl.ast_node_type
 OMP_PRAGMA = "#pragma omp parallel for"
 INDENT = "  "
-_MAX_COUNTERS = 64  # loop counters named per SCoP (isl picks its own names past these)
-_PREFIXES = ("c", "hx_c", *(f"hx{k}_c" for k in range(1000)))
 
 
 @dataclass(frozen=True)
@@ -118,11 +117,8 @@ def scop_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str] = froze
 def _ast(scop: Scop, schedule: isl.Schedule, taken: frozenset[str]) -> isl.AstNode:
     """The AST of the CPU schedule, its counters named ``c0, c1, ...`` unless the file uses one
     of those names (an array ``c1``, say): then ``hx_c0, ...``."""
-    prefix = next(p for p in _PREFIXES if not any(re.fullmatch(rf"{p}\d+", t) for t in taken))
-    ids = isl.IdList.alloc(scop.ctx, _MAX_COUNTERS)
-    for k in range(_MAX_COUNTERS):
-        ids = ids.add(isl.Id(f"{prefix}{k}", context=scop.ctx))
-    build, keep = isl.AstBuild.from_context(scop.context.params()).set_iterators(ids).set_after_each_mark(loop_of_mark)
+    counters = Names({**PLAIN.prefixes, "c": free_prefix("c", taken)})
+    build, keep = counters.ast_build(scop.context.params()).set_after_each_mark(loop_of_mark)
     ast = build.node_from_schedule(schedule)
     del keep
     return ast

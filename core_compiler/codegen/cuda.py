@@ -100,7 +100,7 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
         out += [f"  int {h} = {expr_c(a)};" for h, a in zip(k.host_params, args, strict=True)]
         grid = [f"(({expr_c(hi)}) - ({expr_c(lo)}) + 1)" for lo, hi in zip(k.grid_min, k.grid_max, strict=True)]
         grid = [f"hx_min({g}, {cap})" for g, cap in zip(grid, k.shape.grid, strict=True)] if k.shape.grid else grid
-        out += [f"  int o{d} = {expr_c(lo)};" for d, lo in enumerate(k.grid_min)]
+        out += [f"  int {gpu.names('o', d)} = {expr_c(lo)};" for d, lo in enumerate(k.grid_min)]
         block_xyz = list(reversed(k.block)) or [1]
         # b<d> reads axis n_thread_dims - 1 - d: with fewer block than thread dimensions the
         # outer axes left over get one block (as in `runtime/launches.launch_geometry`).
@@ -141,7 +141,7 @@ def _array_sizes(gpu: GpuProgram) -> dict[str, str]:
 
 def _cpu_fallback(gpu: GpuProgram, offload_if: str) -> list[str]:
     """Too little work for the GPU at these sizes: run the original loops here."""
-    ast = isl.AstBuild.from_context(gpu.scop.context.params()).node_from_schedule(original_schedule(gpu.scop))
+    ast = gpu.names.ast_build(gpu.scop.context.params()).node_from_schedule(original_schedule(gpu.scop))
     host = StatementPrinter(gpu.scop, "flat", scalars_by_pointer=False)
     allocations, frees = local_buffers(host)
     return [

@@ -67,14 +67,14 @@ class KernelPrinter(StatementPrinter):
 
     def body(self, signature: str) -> str:
         """The kernel: ids (the innermost mapped member is x), local copies, then its AST."""
-        k, d = self.kernel, self.dialect
+        k, d, nm = self.kernel, self.dialect, self.kernel.shape.names
         lines = [signature, "{"]
         for b in range(k.n_block_dims):
             dim = k.n_thread_dims - 1 - b
-            lines.append(f"  int b{b} = {d.block_id.format(dim=dim, axis='xyz'[dim])} + o{b};")
+            lines.append(f"  int {nm('b', b)} = {d.block_id.format(dim=dim, axis='xyz'[dim])} + {nm('o', b)};")
         for t in range(k.n_thread_dims):
             dim = k.n_thread_dims - 1 - t
-            lines.append(f"  int t{t} = {d.thread_id.format(dim=dim, axis='xyz'[dim])};")
+            lines.append(f"  int {nm('t', t)} = {d.thread_id.format(dim=dim, axis='xyz'[dim])};")
         lines += [f"  {decl}" for decl in self.declarations()]
         lines += CPrinter(self.user).print(k.ast, 1)
         return "\n".join([*lines, "}"]) + "\n"
@@ -118,7 +118,7 @@ class KernelPrinter(StatementPrinter):
     def phase(self, phase: Phase, args: list[str]) -> list[str]:
         if phase.ast is None:
             return [self.dialect.barrier]
-        tiles = [f"  int T{k} = {args[pos]};" for k, pos in enumerate(phase.tiles)]
+        tiles = [f"  int {self.kernel.shape.names('T', k)} = {args[pos]};" for k, pos in enumerate(phase.tiles)]
         return ["{", *tiles, *CPrinter(self.user).print(phase.ast, 1), "}"]
 
     def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
@@ -130,7 +130,7 @@ class KernelPrinter(StatementPrinter):
 
     def local(self, p: Promotion, idx: list[str], tiles: list[str], threads: list[str]) -> str:
         if p.place == "shared":
-            offs = [_substitute(expr_c(o), tiles) for o in p.offset]
+            offs = [_substitute(expr_c(o), tiles, self.kernel.shape.names.prefixes["T"]) for o in p.offset]
             return p.local + "".join(f"[{i} - ({o})]" for i, o in zip(idx, offs, strict=True))
         blocks = self.kernel.shape.block
         return p.local + "".join(
@@ -156,8 +156,6 @@ def isl_aliases(scop: Scop) -> list[str]:
     return [f"int {isl_name(p)} = {p};" for p in scop.params if isl_name(p) != p]
 
 
-_TILE = re.compile(r"\bT(\d+)\b")
-
-
-def _substitute(text: str, tiles: list[str]) -> str:
-    return _TILE.sub(lambda m: tiles[int(m.group(1))], text)
+def _substitute(text: str, tiles: list[str], prefix: str) -> str:
+    """`text` with the tile origins ``T0, T1, …`` (spelled with `prefix`) replaced by `tiles`."""
+    return re.sub(rf"\b{re.escape(prefix)}(\d+)\b", lambda m: tiles[int(m.group(1))], text)

@@ -36,7 +36,7 @@ def kernel_args(gpu: GpuProgram, kernel: Kernel) -> tuple[KernelArgSpec, ...]:
     out += [KernelArgSpec(p, "int", "int") for p in scop.params]
     out += [KernelArgSpec(n, "scalar", t) for n, t in scop.region.readonly_scalars]
     out += [KernelArgSpec(h, "host", "int") for h in kernel.host_params]
-    out += [KernelArgSpec(f"o{k}", "offset", "int") for k in range(kernel.n_block_dims)]
+    out += [KernelArgSpec(o, "offset", "int") for o in gpu.names.seq("o", kernel.n_block_dims)]
     return tuple(out)
 
 

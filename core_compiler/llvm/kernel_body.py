@@ -100,7 +100,7 @@ class KernelBody:
         if phase.ast is None:
             barrier(low.builder)
             return
-        tiles = {f"T{k}": low.expr(args[pos], scope) for k, pos in enumerate(phase.tiles)}
+        tiles = {self.kernel.shape.names("T", k): low.expr(args[pos], scope) for k, pos in enumerate(phase.tiles)}
         low.lower(phase.ast, Scope({**scope.ints, **tiles}, scope.scalars, scope.arrays, scope.redirect))
 
     def statement(self, low: AstLowering, name: str, args: list[isl.AstExpr], scope: Scope) -> None:
@@ -139,7 +139,7 @@ class KernelBody:
         sizes = [ir.Constant(ity, s) for s in p.size[1:]]
         ty = ct.llvm_type(p.elem_type)
         if p.place == "shared":
-            names = {**scope.ints, **{f"T{k}": t for k, t in enumerate(tiles)}}
+            names = {**scope.ints, **dict(zip(self.kernel.shape.names.seq("T", len(tiles)), tiles, strict=True))}
 
             def shared(b: ir.IRBuilder, idx: list[ir.Value]) -> ir.Value:
                 local = [b.sub(i, lower_expr(b, o, names, ity)) for i, o in zip(idx, p.offset, strict=True)]

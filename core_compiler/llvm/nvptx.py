@@ -107,11 +107,11 @@ def _kernel_scope(b: ir.IRBuilder, k: Kernel, specs: tuple[KernelArgSpec, ...], 
             scalars[spec.name] = ct.CValue(v, ct.canonical(spec.ctype))
         else:
             ints[spec.name] = ints[isl_name(spec.name)] = v
-    n_t = k.n_thread_dims
+    n_t, nm = k.n_thread_dims, k.shape.names
     for d in range(k.n_block_dims):
-        ints[f"b{d}"] = b.add(_sreg(b, "ctaid", _AXES[n_t - 1 - d]), ints[f"o{d}"], name=f"b{d}")
+        ints[nm("b", d)] = b.add(_sreg(b, "ctaid", _AXES[n_t - 1 - d]), ints[nm("o", d)], name=f"b{d}")
     for d in range(n_t):
-        ints[f"t{d}"] = _sreg(b, "tid", _AXES[n_t - 1 - d])
+        ints[nm("t", d)] = _sreg(b, "tid", _AXES[n_t - 1 - d])
     return Scope(ints, scalars, arrays)
 
 

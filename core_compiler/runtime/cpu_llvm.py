@@ -64,7 +64,7 @@ class LlvmCpuResult:
     choice: VariantChoice  # the variant that runs, and why
     reference_s: float
     optimized_s: float  # the chosen variant, timed once more
-    parallel_loops: int  # loops of the tiled code run through GOMP_parallel
+    parallel_loops: int  # loops of the tiled code run through GOMP_parallel (none on one thread)
 
     @property
     def ok(self) -> bool:
@@ -159,6 +159,7 @@ class VariantChoice:
     seconds: Mapping[str, float]  # each variant's best time (`_race`)
     remark: Remark | None  # why the code that runs is not tiled, if it is not
     one_thread: Remark | None = None  # why it runs on one thread though more are available
+    parallel_loops: Mapping[str, int] = field(default_factory=dict)  # each variant's, run through GOMP_parallel
 
     @property
     def runs(self) -> str:
@@ -205,7 +206,8 @@ def choose_variant(
     results, seconds = _race(jits, case)
     seconds = _runoff(jits, case, seconds)
     chosen = min(jits, key=lambda v: seconds[v])
-    choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds))
+    loops = {v: jit.module.parallel_loops for v, jit in jits.items()}
+    choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds), parallel_loops=loops)
     best = min((v for v in jits if jits[v].module.parallel_loops), key=lambda v: seconds[v], default=None)
     if not parallel or best is None:
         return jits[chosen], choice, results
@@ -216,7 +218,7 @@ def choose_variant(
     if times[alone] >= times[chosen]:
         return jits[chosen], choice, results
     remark = _one_thread_remark(case, threads, seconds[best], times[alone])
-    return pair[alone], VariantChoice(best, seconds, _choice_remark(case, best, seconds), remark), results
+    return pair[alone], replace(choice, chosen=best, remark=_choice_remark(case, best, seconds), one_thread=remark), results
 
 
 def _compile_all(case: CpuCase, parallel: bool) -> dict[str, JitFunction]:
@@ -363,5 +365,5 @@ def check_llvm_cpu(
         choice,
         expected.elapsed_s,
         seconds,
-        compile_variant(case, "tiled", parallel).module.parallel_loops,
+        choice.parallel_loops.get("tiled", 0),
     )

@@ -23,15 +23,16 @@ class NotCheckable(Exception):
 
 
 def fit_layout(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> Layout:
-    """`layout` with room in every array of unknown outermost extent (``double *a``, ``double
-    A[][m]``) for the elements the loop nests touch at its sizes: the signature alone sizes
-    ``a`` for ``a[i * m + j]`` (one parameter per loop), not a flat n x n matrix ``a[i * n + k]``."""
+    """`layout` with every array of unknown outermost extent (``double *a``, ``double A[][m]``)
+    sized for the elements the loop nests touch at its sizes: the signature alone guesses from
+    the integer parameters, too small for a flat n x n matrix ``a[i * n + k]`` and far too large
+    where integers are values (``a[i] * k0``), not sizes."""
     ints = layout.ints
     reach: dict[str, int] = {}
     for sa in scops:
         for name, (_, high) in flat_reach(sa.scop, ints).items():
             reach[name] = max(reach.get(name, 0), high + 1)
-    if all(reach.get(s.name, 0) <= s.size for s in layout.arrays):
+    if not reach:
         return layout
     values = {s.name: s.value for s in layout.scalars}
     return compute_layout(

@@ -19,7 +19,7 @@ import zlib
 
 import numpy as np
 
-from core_compiler.runtime.signature import ArraySlot, Layout
+from core_compiler.runtime.signature import MAX_ARRAY_BYTES, ArraySlot, Layout, LayoutError
 
 FLOAT_RANGE = (0.5, 1.5)
 INT_RANGE = (1, 10)  # half-open
@@ -45,6 +45,12 @@ def make_inputs(layout: Layout, seed: int = 0) -> dict[str, np.ndarray]:
 
 def make_array(slot: ArraySlot, seed: int = 0) -> np.ndarray:
     """Random values (seeded by `seed` and the name), or a constant table's own."""
+    if slot.size * slot.dtype.itemsize > MAX_ARRAY_BYTES:
+        gib = slot.size * slot.dtype.itemsize / (1 << 30)
+        raise LayoutError(
+            f"array {slot.name!r} would take {gib:.3g} GiB at these sizes (shape {slot.shape}); hexplore "
+            f"makes arrays of at most {MAX_ARRAY_BYTES >> 30} GiB: choose smaller sizes"
+        )
     if slot.values is not None:
         return np.array(slot.values, dtype=slot.dtype).reshape(slot.shape)
     rng = np.random.default_rng([seed, zlib.crc32(slot.name.encode())])

@@ -69,7 +69,7 @@ def kernel_launches(program: DeviceProgram, ints: Mapping[str, int], floats: Map
         host = dict(zip(kernel.host_params, (evaluate(a, env) for a in args), strict=True))
         lo = [evaluate(e, {**env, **host}) for e in kernel.grid_min]
         hi = [evaluate(e, {**env, **host}) for e in kernel.grid_max]
-        values: dict[str, int] = {**ints, **host, **{f"o{k}": v for k, v in enumerate(lo)}}
+        values: dict[str, int] = {**ints, **host, **dict(zip(program.gpu.names.seq("o", len(lo)), lo, strict=True))}
         grid, block = launch_geometry(kernel, lo, hi)
         kargs = _arguments(program, name, values, floats)
         out.append(KernelLaunch(name, grid, block, kargs, kernel.n_thread_dims))

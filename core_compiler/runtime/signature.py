@@ -15,10 +15,12 @@ Shapes:
   and `layout_for_source` parses with them, so that the layout and the build agree.
 - Unknown extents — a plain pointer (``double *x``), an outermost ``[]`` or a pointer to an array
   (``double (*A)[m]``) — take a ``shapes`` override (``{"x": ("n", "m + 1")}``, entries are integers
-  or arithmetic over the integer parameters). Without one, the array gets at least
-  ``DEFAULT_MIN_ELEMENTS`` elements, at least ``prod(v + 1 for every integer parameter v)``
-  elements and at least the ``reach`` the caller computed from the loop nest (`differential.fit_layout`:
-  ``a[i * n + k]`` touches n * n elements), the outermost extent rounded up to hold them.
+  or arithmetic over the integer parameters). Without one, the array holds the ``reach`` the
+  caller computed from the loop nest (`footprint.fit_layout`: ``a[i * n + k]`` touches n * n
+  elements), else ``prod(v + 1 for every integer parameter v)`` elements, and at least
+  ``DEFAULT_MIN_ELEMENTS``, the outermost extent rounded up to hold them.
+- An array over ``MAX_ARRAY_BYTES`` is refused when the inputs are made (`inputs.make_array`), not
+  here: a guess that `fit_layout` replaces allocates nothing.
 """
 
 from __future__ import annotations
@@ -193,8 +195,8 @@ def compute_layout(
     reach: Mapping[str, int] | None = None,
 ) -> Layout:
     """The layout of a call of `function` with integer parameters taken from `values`; an array
-    of unknown outermost extent holds at least `reach` elements (what the loops touch, counted in
-    its flat buffer), when given.
+    of unknown outermost extent holds its `reach` (what the loops touch, counted in its flat
+    buffer), where given.
 
     `function` must have been parsed with `defines` (they fix the macro-sized dimensions) and
     `include_dirs`; they are recorded in the layout so that the build uses the same. Floating scalars take their
@@ -210,7 +212,7 @@ def compute_layout(
             slot: Slot = _scalar_slot(p.name, p.type, {**values, **_constant(p)}, ints, floats)
             slots.append(replace(slot, glob="constant" if p.constant else "scalar") if glob else slot)
         else:
-            slot = _array_slot(function.name, p, ints, shapes.get(p.name), (reach or {}).get(p.name, 0))
+            slot = _array_slot(function.name, p, ints, shapes.get(p.name), (reach or {}).get(p.name))
             slots.append(_global_array(slot, p) if glob else slot)
     return Layout(function.name, tuple(slots), tuple(defines), _returns(function.return_type), tuple(include_dirs))
 
@@ -276,7 +278,7 @@ def _dtype(ctype: ir.CType, name: str) -> np.dtype:
 
 
 def _array_slot(
-    function: str, p: ir.Param, ints: Mapping[str, int], override: Sequence[Dim] | None, reach: int = 0
+    function: str, p: ir.Param, ints: Mapping[str, int], override: Sequence[Dim] | None, reach: int | None = None
 ) -> ArraySlot:
     elem, dims = _element_and_dims(p)
     dtype = _dtype(elem, p.name)
@@ -305,8 +307,9 @@ def _element_and_dims(p: ir.Param) -> tuple[ir.CType, tuple[ir.Expr | None, ...]
     raise LayoutError(f"parameter {p.name!r}: unsupported parameter type {t}")
 
 
-def _default_extent(ints: Mapping[str, int], inner: tuple[int, ...], reach: int = 0) -> int:
-    total = max(DEFAULT_MIN_ELEMENTS, math.prod(v + 1 for v in ints.values()), reach)
+def _default_extent(ints: Mapping[str, int], inner: tuple[int, ...], reach: int | None) -> int:
+    guess = math.prod(v + 1 for v in ints.values()) if reach is None else reach
+    total = max(DEFAULT_MIN_ELEMENTS, guess)
     row = math.prod(inner)
     return -(-total // row) if row else total
 
@@ -314,11 +317,6 @@ def _default_extent(ints: Mapping[str, int], inner: tuple[int, ...], reach: int 
 def _checked(slot: ArraySlot, function: str) -> ArraySlot:
     if any(d < 0 for d in slot.shape):
         raise LayoutError(f"{function}: array {slot.name!r} would have negative shape {slot.shape}")
-    if slot.size * slot.dtype.itemsize > MAX_ARRAY_BYTES:
-        raise LayoutError(
-            f"{function}: array {slot.name!r} of shape {slot.shape} exceeds "
-            f"{MAX_ARRAY_BYTES >> 20} MiB; pass shapes={{{slot.name!r}: (...)}}"
-        )
     return slot
 
 

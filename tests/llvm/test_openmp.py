@@ -82,4 +82,4 @@ def test_parallel_gemm_matches_gcc_on_1_2_3_threads() -> None:
     for threads in (1, 2, 3):
         result = check_llvm_cpu(GEMM, "kernel_gemm", SIZES, LIMITS, parallel=True, threads=threads)
         assert result.ok, result.report()
-        assert result.parallel_loops == 1
+        assert result.parallel_loops == (1 if threads > 1 else 0)  # on one thread, built without

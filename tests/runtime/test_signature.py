@@ -143,6 +143,30 @@ def test_pointers_get_room_for_what_the_loops_touch(tmp_path: Path) -> None:
         assert result.ok, result.report()
 
 
+SCALED_C = """
+void scaled(int n, int k0, int k1, int k2, int k3, int k4, const double *a, double *b) {
+  for (int i = 0; i < n; i++)
+    b[i] = a[i] * k0 + k1 - k2 + k3 * k4;
+}
+"""
+
+
+def test_integers_that_are_values_do_not_size_the_pointers(tmp_path: Path) -> None:
+    """Six integers at 64 each: the signature's guess, 65**6 elements, would be 575 GiB; the
+    loop touches n. A guess is only made to allocate when nothing better is known."""
+    path = tmp_path / "scaled.c"
+    path.write_text(SCALED_C)
+    (fn,) = analyze_file(str(path)).functions
+    values = dict.fromkeys(["n", "k0", "k1", "k2", "k3", "k4"], 64) | {"n": 100}
+    guess = layout_for_source(str(path), "scaled", values)
+    with pytest.raises(LayoutError, match=r"array 'a' would take .* GiB at these sizes"):
+        make_inputs(guess)
+    fitted = fit_layout(fn.function, fn.scops, guess)
+    assert [fitted.slot(x).shape for x in "ab"] == [(100,), (100,)]
+    result = check_llvm_cpu(str(path), "scaled", values, threads=2)
+    assert result.ok, result.report()
+
+
 def test_default_sizes_halve_until_the_loops_fit_the_declared_arrays() -> None:
     src = """#define N 20
 void f(int n, int m, int k, double A[N][30], double x[m]) {

@@ -160,11 +160,15 @@ class _Mapper:
         self, node: isl.ScheduleNode, index: int, sched: isl.UnionMap, host: tuple[str, ...], atomic: frozenset[str]
     ) -> tuple[KernelShape, tuple[Promotion, ...], tuple[GlobalAccess, ...], isl.AstNode, dict[str, Phase]]:
         """Tile the whole band and promote; where isl's budget runs out (skewed stencils), fall
-        back to global memory, then to tiling only the parallel members."""
-        attempts = [(True, self.options.memory), (True, MemoryOptions(shared=False, private=False))]
-        attempts.append((False, MemoryOptions(shared=False, private=False)))
-        for whole_band, memory in attempts:
-            self.scop.ctx.reset_operations()
+        back to global memory, then to tiling only the parallel members, each with a quarter of
+        the budget (a kernel that exhausted it once mostly does again: seidel's took 5 s more)."""
+        no_copies = MemoryOptions(shared=False, private=False)
+        attempts = [(True, self.options.memory, 1), (True, no_copies, 4), (False, no_copies, 4)]
+        ctx = self.scop.ctx
+        budget = ctx.get_max_operations()
+        for whole_band, memory, share in attempts:
+            ctx.reset_operations()
+            ctx.set_max_operations(budget // share)
             try:
                 shape = self.shape(node, index, whole_band)
                 ext = _extended_instances(sched, shape)
@@ -173,6 +177,8 @@ class _Mapper:
                 ast, phases = _phased_ast(self.scop, host, shape, kernel_sched)
             except isl.Error:
                 continue
+            finally:
+                ctx.set_max_operations(budget)
             if memory is not self.options.memory:
                 kept = tuple(GlobalAccess(g.array, "the kernel was too costly to analyse for promotion") for g in kept)
             return shape, promotions, kept, ast, phases

@@ -34,18 +34,13 @@ def free_prefix(base: str, taken: Iterable[str]) -> str:
 class Names:
     """A prefix per family (`FAMILIES`); ``names("b", 1)`` is ``b1`` unless the user has a ``b1``."""
 
-    prefixes: dict[str, str] = field(default_factory=lambda: {f: f for f in FAMILIES})
+    prefixes: dict[str, str] = field(default_factory=lambda: {f: f for f in FAMILIES}, hash=False)
 
     def __call__(self, family: str, k: int) -> str:
         return f"{self.prefixes[family]}{k}"
 
     def seq(self, family: str, n: int) -> list[str]:
         return [self(family, k) for k in range(n)]
-
-    def number(self, family: str, name: str) -> int | None:
-        """k where `name` is ``self(family, k)``."""
-        m = re.fullmatch(rf"{re.escape(self.prefixes[family])}(\d+)", name)
-        return int(m[1]) if m else None
 
     def ast_build(self, context: isl.Set) -> isl.AstBuild:
         """An AST build whose loop counters are this family ``c``."""

@@ -8,8 +8,10 @@ it; those are evaluated here and handed to the generated code as initial values 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import islpy as isl
 import numpy as np
@@ -48,6 +50,7 @@ class CpuCase:
     ints: Mapping[str, int]
     floats: Mapping[str, float]  # floating parameters and the scalars declared before the SCoP
     values: ScopValues  # the above, and what the function returns after the SCoP
+    source: tuple[str, ...] = ()  # what the code depends on (file, text, macros): `compile_variant`'s cache key
 
     def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """What a run is checked on: the function's arrays, and its return value computed from
@@ -96,7 +99,8 @@ def prepare(path: str, function: str, params: Mapping[str, int], size_limits: Ma
     (fn,) = fa.functions
     layout = fit_layout(fn.function, fn.scops, compute_layout(fn.function, params, defines=defines, include_dirs=base.include_dirs))
     values = scop_values(fn.function, fn.scops, layout)
-    return CpuCase(path, layout, values.scop, make_inputs(layout), values.ints, values.floats, values)
+    source = (path, Path(path).read_text(encoding="utf-8"), function, *defines, "-I", *base.include_dirs)
+    return CpuCase(path, layout, values.scop, make_inputs(layout), values.ints, values.floats, values, source)
 
 
 def compile_original(case: CpuCase) -> JitFunction:
@@ -171,7 +175,27 @@ class VariantChoice:
         return tuple(r for r in (self.remark, self.one_thread) if r is not None)
 
 
+_COMPILED: OrderedDict[tuple[object, ...], JitFunction] = OrderedDict()
+_COMPILED_KEPT = 64
+
+
 def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFunction:
+    """The variant's code, shared by cases of the same source at other sizes (the code takes
+    the sizes as arguments; the last `_COMPILED_KEPT` are kept): running again at other sizes
+    builds nothing, where isl and LLVM take seconds for a skewed stencil's register tiles."""
+    key = (case.source, variant, parallel)
+    jit = _COMPILED.get(key) if case.source else None
+    if jit is None:
+        jit = _compile_variant(case, variant, parallel)
+    if case.source:
+        _COMPILED[key] = jit
+        _COMPILED.move_to_end(key)
+        while len(_COMPILED) > _COMPILED_KEPT:
+            _COMPILED.popitem(last=False)
+    return jit
+
+
+def _compile_variant(case: CpuCase, variant: str, parallel: bool) -> JitFunction:
     if variant == "source order":
         return compile_original(case)
     schedule = TILABLE if variant.startswith("tilable") else DISTRIBUTED if variant.startswith("distributed") else None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from core_compiler.analysis import FileAnalysis, ScopAnalysis, analyze_file
 from core_compiler.remarks import Remark
@@ -49,3 +51,13 @@ def runs_everywhere(path: str, function: str, sizes: Sequence[Mapping[str, int]]
         assert c.ok, f"{values}\n{c.comparison.report()}"
     gpu = check_opencl(path, function, sizes[0])
     assert gpu.ok, gpu.comparison.report()
+
+
+def nvcc_compiles(files: Mapping[str, str], tmp_path: Path) -> None:
+    """The `files` (name -> text) compile with ``nvcc -c``, their ``.cu`` units as one."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    units = sorted(n for n in files if n.endswith(".cu"))
+    (tmp_path / "all.cu").write_text("".join(f'#include "{n}"\n' for n in units))
+    proc = subprocess.run(["nvcc", "-c", "-o", str(tmp_path / "all.o"), str(tmp_path / "all.cu")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]

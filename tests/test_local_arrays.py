@@ -6,7 +6,6 @@ that. Both run and match on the CPU, on OpenCL and as generated C, and their CUD
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from core_compiler.compile import compile_file
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
-from tests.helpers import analyze, named
+from tests.helpers import analyze, named, nvcc_compiles
 
 LOCALS = """
 void inner(int n, double A[n][8], double out[n]) {
@@ -80,12 +79,7 @@ def test_local_arrays_run_and_match(tmp_path: Path, function: str) -> None:
 def test_cuda_with_local_arrays_compiles_with_its_cpu_fallback(tmp_path: Path) -> None:
     result = compile_file(analyze(LOCALS, "locals.c"), "cuda")
     assert any("too little work" in text for text in result.files.values())
-    for name, text in result.files.items():
-        (tmp_path / name).write_text(text)
-    units = sorted(n for n in result.files if n.endswith(".cu"))
-    (tmp_path / "all.cu").write_text("".join(f'#include "{n}"\n' for n in units))
-    proc = subprocess.run(["nvcc", "-c", "-o", str(tmp_path / "all.o"), str(tmp_path / "all.cu")], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    nvcc_compiles(result.files, tmp_path)
 
 
 TABLE = """

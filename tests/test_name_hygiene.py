@@ -7,7 +7,6 @@ be read as the thread id) and in the CUDA, OpenCL, C and PTX printed from them."
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
 from core_compiler.names import PLAIN, free_prefix, names_avoiding
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
-from tests.helpers import analyze, runs_everywhere
+from tests.helpers import analyze, nvcc_compiles, runs_everywhere
 
 # Every family is used: as sizes in the loop bounds (isl parameters), as values, as a local.
 CLASHES = """
@@ -91,12 +90,7 @@ def test_a_local_named_like_a_counter_keeps_its_value_on_the_cpu(tmp_path: Path)
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed: CUDA text cannot be compile-checked")
 def test_cuda_with_clashing_names_compiles(tmp_path: Path) -> None:
     result = compile_file(analyze(CLASHES, "clashes.c"), "cuda")
-    for name, text in result.files.items():
-        (tmp_path / name).write_text(text)
-    units = sorted(n for n in result.files if n.endswith(".cu"))
-    (tmp_path / "all.cu").write_text("".join(f'#include "{n}"\n' for n in units))
-    proc = subprocess.run(["nvcc", "-c", "-o", str(tmp_path / "all.o"), str(tmp_path / "all.cu")], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    nvcc_compiles(result.files, tmp_path)
 
 
 @pytest.mark.skipif(ptxas_path() is None, reason="ptxas (CUDA toolkit) is not installed")

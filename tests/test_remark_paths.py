@@ -5,13 +5,13 @@ not offloaded because no loop is parallel."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from core_compiler.analysis import analyze_file
 from core_compiler.compile import CompileResult, compile_file
+from tests.helpers import nvcc_compiles
 
 SOURCE = """
 void saxpy(int n, double a, double x[n], double y[n]) {
@@ -96,9 +96,4 @@ def test_no_parallel_loop_is_said(result: CompileResult) -> None:
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed: the run-time check cannot be compile-checked")
 def test_run_time_check_compiles_with_nvcc(result: CompileResult, tmp_path: Path) -> None:
-    for name, text in result.files.items():
-        if name.startswith("paths_mm"):
-            (tmp_path / name).write_text(text)
-    (tmp_path / "all.cu").write_text('#include "paths_mm_kernel.cu"\n#include "paths_mm_host.cu"\n')
-    proc = subprocess.run(["nvcc", "-c", "-o", str(tmp_path / "all.o"), str(tmp_path / "all.cu")], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    nvcc_compiles({n: t for n, t in result.files.items() if n.startswith("paths_mm")}, tmp_path)

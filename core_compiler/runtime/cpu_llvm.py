@@ -181,8 +181,9 @@ _COMPILED_KEPT = 64
 
 def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFunction:
     """The variant's code, shared by cases of the same source at other sizes (the code takes
-    the sizes as arguments; the last `_COMPILED_KEPT` are kept): running again at other sizes
-    builds nothing, where isl and LLVM take seconds for a skewed stencil's register tiles."""
+    the sizes as arguments; the last `_COMPILED_KEPT` are kept): in one process — a test, the
+    benchmark — running again at other sizes builds nothing, where isl and LLVM take seconds
+    for a skewed stencil's register tiles. (Editor runs each start a fresh worker.)"""
     key = (case.source, variant, parallel)
     jit = _COMPILED.get(key) if case.source else None
     if jit is None:

@@ -206,6 +206,7 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
     options = context.options
     n = node.band_n_member()
     permutable = n >= 2 and bool(node.band_get_permutable())
+    skewed_tiles = permutable and options.isolate and options.tile_size > 1 and _skewed(node)
     order = _point_order(node, context.scop) if permutable else list(range(n))
     threads = options.parallel and not inside_parallel  # this band's loops may start the threads
     tiled = permutable and options.tile_size > 1
@@ -216,6 +217,8 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
         for k in range(n):
             sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
         across = None if not threads or node.band_member_get_coincident(0) else _parallel_member(node, context)
+        if threads and across is None and not node.band_member_get_coincident(0):  # a wavefront, below
+            node = _tiles_from_lower_bounds(node)
         even = threads and _uniform(node, across or 0, context)
         node = node.band_tile(sizes)  # tile band, point band
         if across is not None:  # trmm's (k, i, j): the tiles of j first, in parallel
@@ -242,7 +245,8 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
         inside = inside_parallel or parallel or inner
     points = _transform_children(points, context, inside)
     if permutable and options.jam > 1:
-        points = _jam(points, options, whole_first=inner or (parallel and not tiled and across is None))
+        jam = replace(options, isolate=options.isolate and not skewed_tiles)
+        points = _jam(points, jam, whole_first=inner or (parallel and not tiled and across is None))
     if inner:
         points = _mark(points, ParallelMark(blocks=_uniform(points, 0, context)))
     node = _ascend(points, depth)
@@ -420,6 +424,42 @@ def _ascend(node: isl.ScheduleNode, depth: int) -> isl.ScheduleNode:
     return node
 
 
+def _tiles_from_lower_bounds(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Shift each member of `band` whose lower bound depends on sizes (the ``lo`` of ``for (i =
+    lo; ...)``) so that it starts at 1: isl takes a minute to build the loops of a wavefront of
+    tiles that start at ``lo`` modulo 32 (a 1-D stencil from ``lo``), and (with no budget
+    stopping it) 5 s where the loop starts at a tile's start, 0.1 s after. The shift is the same
+    for every statement, so every dependence keeps its distance."""
+    partial, domain = band.band_get_partial_schedule(), band.get_domain()
+    shifted = partial
+    try:
+        for k in range(partial.dim(isl.dim_type.set)):
+            lo = _lower_bound(partial.get_at(k), domain)
+            if lo is not None and not lo.is_cst():
+                start = lo.add_constant_val(isl.Val.int_from_si(band.get_ctx(), -1))  # at 1, not 0: see above
+                shifted = shifted.set_at(k, partial.get_at(k).sub(isl.UnionPwAff.pw_aff_on_domain(domain, isl.PwAff.from_aff(start))))
+    except isl.Error:  # a compute-out: tiles as they were
+        band.get_ctx().reset_operations()
+        return band
+    if shifted is partial:
+        return band
+    coincident = [band.band_member_get_coincident(k) for k in range(band.band_n_member())]
+    node = band.delete().insert_partial_schedule(shifted).band_set_permutable(band.band_get_permutable())
+    for k, flag in enumerate(coincident):
+        node = node.band_member_set_coincident(k, flag)
+    return node
+
+
+def _lower_bound(member: isl.UnionPwAff, domain: isl.UnionSet) -> isl.Aff | None:
+    """The least value of `member` on `domain`, where one expression in the sizes gives it."""
+    values = isl.Set.from_union_set(isl.UnionMap.from_union_pw_aff(member).intersect_domain(domain).range())
+    pieces: list[isl.MultiAff] = []
+    values.lexmin_pw_multi_aff().foreach_piece(lambda _, lowest: pieces.append(lowest))
+    if len(pieces) != 1 or pieces[0].get_at(0).dim(isl.dim_type.div):
+        return None
+    return pieces[0].get_at(0)
+
+
 def _wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
     """Run the tiles of a band whose first loop is sequential in parallel wavefronts: the tile
     loops ``(T0, T1, ...)`` become ``(T0 + T1, T1, ...)``, and ``T1`` runs in parallel (Pluto's
@@ -455,6 +495,22 @@ def _jam(band: isl.ScheduleNode, options: CpuOptions, whole_first: bool = False)
     for k in jammed:
         unrolled = unrolled.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
     return _ascend(unrolled, 2 if split else 1)
+
+
+def _skewed(band: isl.ScheduleNode) -> bool:
+    """Whether `band` or a loop around it runs along a sum of the statements' loops (seidel's
+    wavefront ``4t + 2i + j`` around ``(t, i)``). Tiled, its strips are parallelograms cut by
+    tiles, and isl's separation of the whole ones from the rest runs out of its operation budget
+    (seidel: after 7-10 s, every time), so they are not isolated. (Untiled, it takes seidel 1 s,
+    and its fastest code.)"""
+    loops = band.get_prefix_schedule_multi_union_pw_aff().flat_range_product(band.band_get_partial_schedule())
+    for k in range(loops.dim(isl.dim_type.set)):
+        pieces: list[isl.PwAff] = []
+        loops.get_at(k).foreach_pw_aff(pieces.append)
+        for aff in (aff for pa in pieces for _, aff in pa.get_pieces()):
+            if sum(not aff.get_coefficient_val(isl.dim_type.in_, d).is_zero() for d in range(aff.dim(isl.dim_type.in_))) > 1:
+                return True
+    return False
 
 
 def _isolate_full(strips: isl.ScheduleNode, factors: list[int]) -> isl.ScheduleNode:

@@ -11,7 +11,7 @@ that runs is the fastest of three, each checked against gcc.
 - Register tiles (4x4 unroll-and-jam) run their whole strips without tests; when isolating them
   computes out, they are built without; a variant isl cannot build at all is left out.
 - The tilable schedule of trisolv tiles ``j`` and ``i`` together and runs the tiles in parallel
-  wavefronts; fdtd's time-skewed band keeps ``j`` (stride 1) innermost.
+  wavefronts, whose tiles start where a loop from a size does; fdtd's time-skewed band keeps ``j`` (stride 1) innermost.
 """
 
 from __future__ import annotations
@@ -228,6 +228,21 @@ def test_isolation_that_costs_too_much_is_dropped(monkeypatch: pytest.MonkeyPatc
     assert "S1(" in ast.to_C_str() and max(_unguarded(b, "S1") for b in _innermost_bodies(ast)) < 16
 
 
+def test_register_tiles_in_skewed_tiles_are_not_isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """seidel's point loops run inside the wavefront ``4t + 2i + j``: isolating its whole strips
+    ran out of isl's budget after 7-10 s every time, inside tiles. Untiled, they are isolated."""
+    case = _case(*SEIDEL)
+    scop, deps = case.analysis.scop, case.analysis.deps
+    schedule = compute_schedule(scop, deps)
+    isolated: list[int] = []
+    isolate = cpu._isolate_full
+    monkeypatch.setattr(cpu, "_isolate_full", lambda *a: isolated.append(1) or isolate(*a))
+    cpu_program(scop, schedule, replace(REGISTER_TILES, tile_size=32), deps)
+    assert not isolated
+    cpu_program(scop, schedule, REGISTER_TILES, deps)
+    assert isolated
+
+
 def test_a_variant_isl_cannot_build_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     case = _case(*GEMM)
     build = cpu_llvm.compile_variant
@@ -294,6 +309,33 @@ def test_a_wavefront_over_a_single_time_tile_runs_sequentially(tmp_path: Path) -
     assert "tilable" in result.variants and result.ok, result.report()
     as_c = check_c(str(path), "jacobi", {"n": 30}, openmp=True, schedule=TILABLE)  # `--target c --openmp`
     assert as_c.ok, as_c.comparison.report()
+
+
+FROM_LO = """
+void smooth(int steps, int lo, int hi, double *A, double *B) {
+  for (int t = 0; t < steps; t++) {
+    for (int i = lo; i < hi; i++)
+      B[i] = 0.25 * (A[i - 1] + 2.0 * A[i] + A[i + 1]);
+    for (int i = lo; i < hi; i++)
+      A[i] = B[i];
+  }
+}
+"""
+
+
+def test_wavefront_tiles_of_a_loop_from_a_size_start_where_it_does(tmp_path: Path) -> None:
+    """Tiles that start at ``lo`` modulo 32 cost isl its whole budget (35 s) to build a wavefront
+    of; shifted to start where ``i`` does (`cpu._tiles_from_lower_bounds`), a tenth of a second."""
+    path = tmp_path / "from_lo.c"
+    path.write_text(FROM_LO)
+    sizes = [{"steps": 40, "lo": 3, "hi": 77}, {"steps": 3, "lo": 5, "hi": 5}, {"steps": 1, "lo": 1, "hi": 2}, {"steps": 0, "lo": 1, "hi": 9}]
+    case = cpu_llvm.prepare(str(path), "smooth", sizes[0])
+    scop = case.analysis.scop
+    program = cpu_program(scop, compute_schedule(scop, case.analysis.deps, TILABLE), CpuOptions())
+    assert "// parallel" in program.ast.to_C_str()
+    for values in sizes:
+        result = check_llvm_cpu(str(path), "smooth", values, threads=2)
+        assert "tilable" in result.variants and result.ok, f"{values}\n{result.report()}"
 
 
 def test_a_skewed_band_keeps_the_stride_one_loop_innermost() -> None:

@@ -48,10 +48,7 @@ class Promotion:
     read: isl.Map  # shared: [T…] -> A[a]; register: [T_block…, X…] -> A[a]
     written: isl.Map
     reason: str
-
-    @property
-    def local(self) -> str:
-        return f"{'shared' if self.place == 'shared' else 'private'}_{self.array}"
+    local: str  # the copy's name: shared_A, private_A (`Names.copy`)
 
     @property
     def n_bytes(self) -> int:
@@ -264,7 +261,7 @@ def _register(array: str, elem: str, reads: isl.UnionMap, writes: isl.UnionMap, 
     written = _union_project(writes, shape.n_block, True, shape)
     return Promotion(
         array, "register", elem, size, (), _or_empty(read, written), _or_empty(written, read),
-        "each element is used by one thread only, several times",
+        "each element is used by one thread only, several times", shape.names.copy("private", array),
     )
 
 
@@ -284,7 +281,8 @@ def _shared(
         sizes.append(max(int(extent.to_python()), 1))
         as_params = lo.move_dims(isl.dim_type.param, lo.dim(isl.dim_type.param), isl.dim_type.in_, 0, lo.dim(isl.dim_type.in_))
         offsets.append(isl.AstBuild.from_context(as_params.domain()).expr_from_pw_aff(as_params))
-    return Promotion(array, "shared", elem, tuple(sizes), tuple(offsets), _or_empty(read, footprint), _or_empty(written, footprint), reason)
+    read, written = _or_empty(read, footprint), _or_empty(written, footprint)
+    return Promotion(array, "shared", elem, tuple(sizes), tuple(offsets), read, written, reason, shape.names.copy("shared", array))
 
 
 def _or_empty(m: isl.Map | None, like: isl.Map | None) -> isl.Map:

@@ -6,6 +6,8 @@ Kernels declare block ids ``b0, b1``, thread ids ``t0…``, tile origins ``T0…
 people write it uses such names too (PolyBench's deriche has a scalar ``b1``), and a clash either
 fails to compile or, worse, makes isl read a user's parameter ``t0`` as the thread id. So each
 family's prefix is the first of ``b``, ``hx_b``, ``hx0_b``, … that names nothing in the code.
+The copies of an array ``A`` in shared memory, in registers and on the device are
+``shared_A``, ``private_A`` and ``dev_A``, or ``hx_shared_A``, … where the code has such a name.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import islpy as isl
 from core_compiler.frontend import ir
 
 FAMILIES = "btTXhocxya"
+WORDS = ("shared", "private", "dev")  # before ``_<array>``: the array's copies
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MAX_COUNTERS = 64  # loop counters named per AST (isl picks its own names past these)
 
@@ -30,14 +33,25 @@ def free_prefix(base: str, taken: Iterable[str]) -> str:
     return next(p for p in candidates if p not in used)
 
 
+def free_word(base: str, taken: Iterable[str]) -> str:
+    """`base`, or ``hx_<base>``, ``hx0_<base>``, … : the first that no name in `taken` begins with, then ``_``."""
+    taken = tuple(taken)
+    candidates = (base, f"hx_{base}", *(f"hx{k}_{base}" for k in range(1000)))
+    return next(p for p in candidates if not any(t.startswith(f"{p}_") for t in taken))
+
+
 @dataclass(frozen=True)
 class Names:
     """A prefix per family (`FAMILIES`); ``names("b", 1)`` is ``b1`` unless the user has a ``b1``."""
 
-    prefixes: dict[str, str] = field(default_factory=lambda: {f: f for f in FAMILIES}, hash=False)
+    prefixes: dict[str, str] = field(default_factory=lambda: {f: f for f in (*FAMILIES, *WORDS)}, hash=False)
 
     def __call__(self, family: str, k: int) -> str:
         return f"{self.prefixes[family]}{k}"
+
+    def copy(self, word: str, array: str) -> str:
+        """The name of `array`'s copy `word` (`WORDS`): ``shared_A``."""
+        return f"{self.prefixes[word]}_{array}"
 
     def seq(self, family: str, n: int) -> list[str]:
         return [self(family, k) for k in range(n)]
@@ -55,7 +69,7 @@ PLAIN = Names()
 
 def names_avoiding(taken: Iterable[str]) -> Names:
     taken = frozenset(taken)
-    return Names({f: free_prefix(f, taken) for f in FAMILIES})
+    return Names({**{f: free_prefix(f, taken) for f in FAMILIES}, **{w: free_word(w, taken) for w in WORDS}})
 
 
 def identifiers(stmts: Iterable[ir.Stmt]) -> Iterator[str]:

@@ -2,7 +2,8 @@
 tile origins ``T0``, loop counters ``c0``, host loop values ``h0``, first blocks ``o0``, set
 dimensions ``x0``/``y0``/``a0`` — keeps its meaning: those families move to ``hx_b0``, … in
 that SCoP (`core_compiler.names`), in isl's sets (where a user parameter ``t0`` would otherwise
-be read as the thread id) and in the CUDA, OpenCL, C and PTX printed from them."""
+be read as the thread id) and in the CUDA, OpenCL, C and PTX printed from them. So do arrays
+named like the copies of others (``shared_A``, ``private_C``, ``dev_B``)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,20 @@ void sweep(int steps, int n, int b0, int t0, double *A, double *B) {
       A[X0] = B[X0];
   }
 }
+void copies(int n, const double *A, const double *B, double *C,
+            const double *shared_A, const double *dev_B, double *private_C) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      C[i * n + j] = shared_A[i] * dev_B[j];
+      for (int k = 0; k < n; k++)
+        C[i * n + j] += A[i * n + k] * B[k * n + j];
+    }
+  for (int i = 0; i < n; i++)
+    private_C[i] = C[i * n + i];
+}
 """
 SIZES = {
+    "copies": [{"n": 37}, {"n": 1}, {"n": 0}],
     "product": [
         {"n": 37, "b0": 2, "t0": 3, "T0": 5, "h0": 7, "o0": 11, "x0": 13, "y0": 17, "a0": 19},
         {"n": 1, "b0": 0, "t0": 0, "T0": 0, "h0": 1, "o0": 1, "x0": 1, "y0": 1, "a0": 1},
@@ -77,6 +90,14 @@ def test_clashing_names_get_other_names_in_the_kernels() -> None:
         assert declared in text
     for user in ("int b0,", "int t0,", "double b1,"):  # the user's stay what they were
         assert user in text
+    for copy in ("hx_shared_A[", "hx_shared_B[", "hx_private_C["):  # A, B and C's copies
+        assert copy in text
+
+
+def test_device_buffers_are_named_apart_from_the_users_arrays() -> None:
+    text = "\n".join(compile_file(analyze(CLASHES, "clashes.c"), "cuda").files.values())
+    for buffer in ("double *hx_dev_A;", "double *hx_dev_dev_B;", "double *hx_dev_private_C;"):
+        assert buffer in text
 
 
 def test_a_local_named_like_a_counter_keeps_its_value_on_the_cpu(tmp_path: Path) -> None:
@@ -99,6 +120,6 @@ def test_ptx_with_clashing_names_assembles() -> None:
         (sa,) = f.scops
         schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
         gpu = map_to_gpu(sa.scop, schedule, deps=sa.deps)
-        assert gpu.names("b", 0) == "hx_b0"
+        assert gpu.names("b", 0) == ("b0" if f.function.name == "copies" else "hx_b0")
         result = run_ptxas(lower_gpu(gpu).ptx)
         assert result.ok, result.output

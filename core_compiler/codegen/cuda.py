@@ -86,11 +86,14 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
     lines += [f"  {a}" for a in isl_aliases(scop)]
     if offload_if is not None:
         lines += _cpu_fallback(gpu, offload_if)
+    def dev(array: str) -> str:
+        return gpu.names.copy("dev", array)
+
     for a in sorted(scop.arrays, key=lambda a: a.name):
-        lines.append(f"  {a.elem_type} *dev_{a.name};")
-        lines.append(f"  HX_CHECK(cudaMalloc((void **)&dev_{a.name}, hx_max({sizes[a.name]}, 1) * sizeof({a.elem_type})));")
+        lines.append(f"  {a.elem_type} *{dev(a.name)};")
+        lines.append(f"  HX_CHECK(cudaMalloc((void **)&{dev(a.name)}, hx_max({sizes[a.name]}, 1) * sizeof({a.elem_type})));")
     for a in arrays:
-        lines.append(f"  HX_CHECK(cudaMemcpy(dev_{a.name}, {a.name}, {sizes[a.name]} * sizeof({a.elem_type}), cudaMemcpyHostToDevice));")
+        lines.append(f"  HX_CHECK(cudaMemcpy({dev(a.name)}, {a.name}, {sizes[a.name]} * sizeof({a.elem_type}), cudaMemcpyHostToDevice));")
     kernels = {k.name: k for k in gpu.kernels}
 
     def launch(expr: isl.AstExpr) -> list[str]:
@@ -107,7 +110,7 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
         grid_xyz = list(reversed(grid + ["1"] * (len(k.block) - len(grid)))) or ["1"]
         out.append(f"  dim3 k{k.index}_block({', '.join(map(str, block_xyz))});")
         out.append(f"  dim3 k{k.index}_grid({', '.join(f'hx_max({g}, 1)' for g in grid_xyz)});")
-        call_args = [f"dev_{s.name}" if s.kind == "array" else s.name for s in kernel_args(gpu, k)]
+        call_args = [dev(s.name) if s.kind == "array" else s.name for s in kernel_args(gpu, k)]
         out.append(f"  {name}<<<k{k.index}_grid, k{k.index}_block>>>({', '.join(call_args)});")
         out.append("  HX_CHECK(cudaGetLastError());")
         return [*out, "}"]
@@ -117,8 +120,8 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
     written = {w.array for s in scop.statements for w in s.writes}
     for a in arrays:
         if a.name in written:
-            lines.append(f"  HX_CHECK(cudaMemcpy({a.name}, dev_{a.name}, {sizes[a.name]} * sizeof({a.elem_type}), cudaMemcpyDeviceToHost));")
-    lines += [f"  HX_CHECK(cudaFree(dev_{a.name}));" for a in sorted(scop.arrays, key=lambda a: a.name)]
+            lines.append(f"  HX_CHECK(cudaMemcpy({a.name}, {dev(a.name)}, {sizes[a.name]} * sizeof({a.elem_type}), cudaMemcpyDeviceToHost));")
+    lines += [f"  HX_CHECK(cudaFree({dev(a.name)}));" for a in sorted(scop.arrays, key=lambda a: a.name)]
     lines.append("}")
     return "\n".join(lines) + "\n"
 

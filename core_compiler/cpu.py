@@ -426,17 +426,17 @@ def _ascend(node: isl.ScheduleNode, depth: int) -> isl.ScheduleNode:
 
 def _tiles_from_lower_bounds(band: isl.ScheduleNode) -> isl.ScheduleNode:
     """Shift each member of `band` whose lower bound depends on sizes (the ``lo`` of ``for (i =
-    lo; ...)``) so that it starts at 1: isl takes a minute to build the loops of a wavefront of
-    tiles that start at ``lo`` modulo 32 (a 1-D stencil from ``lo``), and (with no budget
-    stopping it) 5 s where the loop starts at a tile's start, 0.1 s after. The shift is the same
-    for every statement, so every dependence keeps its distance."""
+    lo; ...)``) to start at 1. isl needs a minute to build the loops of a wavefront of tiles that
+    start at ``lo`` modulo 32 (a 1-D stencil from ``lo``: it gave up after 35 s), 5 s where the
+    loop starts at a tile's first point, 0.1 s otherwise. Every statement moves by the same
+    amount, so every dependence keeps its distance."""
     partial, domain = band.band_get_partial_schedule(), band.get_domain()
     shifted = partial
     try:
         for k in range(partial.dim(isl.dim_type.set)):
             lo = _lower_bound(partial.get_at(k), domain)
             if lo is not None and not lo.is_cst():
-                start = lo.add_constant_val(isl.Val.int_from_si(band.get_ctx(), -1))  # at 1, not 0: see above
+                start = lo.add_constant_val(isl.Val.int_from_si(band.get_ctx(), -1))
                 shifted = shifted.set_at(k, partial.get_at(k).sub(isl.UnionPwAff.pw_aff_on_domain(domain, isl.PwAff.from_aff(start))))
     except isl.Error:  # a compute-out: tiles as they were
         band.get_ctx().reset_operations()

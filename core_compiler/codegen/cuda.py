@@ -86,6 +86,7 @@ def _host(gpu: GpuProgram, stem: str, printer: StatementPrinter, offload_if: str
     lines += [f"  {a}" for a in isl_aliases(scop)]
     if offload_if is not None:
         lines += _cpu_fallback(gpu, offload_if)
+
     def dev(array: str) -> str:
         return gpu.names.copy("dev", array)
 

@@ -35,8 +35,8 @@ from core_compiler.runtime.reference import (
     ReferenceLibrary,
     ReferenceResult,
     build_reference,
-    call_reference,
     run_reference,
+    timed_call,
 )
 from core_compiler.runtime.signature import Layout, layout_for_source
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
@@ -77,7 +77,7 @@ class DeviceCase:
     def run(self, runtime: DeviceRuntime, inputs: Mapping[str, np.ndarray]) -> tuple[DeviceRun, Comparison, float]:
         """`inputs` through the reference and through `runtime`: the device run, the comparison
         of every array, and the reference's time."""
-        expected = call_reference(self.reference, self.layout, inputs)
+        expected = timed_call(self.reference, self.layout, inputs, rounds=4)
         v = self.values
         arrays = {s.name: np.array(inputs[s.name], copy=True) for s in self.layout.arrays}
         if v.result is not None:  # the scalars it may read come back too

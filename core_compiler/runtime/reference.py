@@ -242,12 +242,17 @@ def run_reference(
     options: BuildOptions | None = None,
     rounds: int = 1,
 ) -> ReferenceResult:
-    """Build (or reuse) and call `layout.function` on copies of `inputs` (default: seed 0). With
-    `rounds` > 1 it is called again, up to that many times in all while the calls take under
-    `TIMING_BUDGET_S`, and the best time counts: the first call also binds the library's symbols
-    and pages its code in, tens of microseconds that at small sizes would count as the code's."""
+    """Build (or reuse) and call `layout.function` on copies of `inputs` (default: seed 0), timed
+    as `timed_call` does."""
     lib = build_reference(source_path, layout, text=text, options=options)
-    inputs = make_inputs(layout) if inputs is None else inputs
+    return timed_call(lib, layout, make_inputs(layout) if inputs is None else inputs, rounds)
+
+
+def timed_call(lib: ReferenceLibrary, layout: Layout, inputs: Mapping[str, np.ndarray], rounds: int = 1) -> ReferenceResult:
+    """`call_reference`; with `rounds` > 1 it is called again, up to that many times in all while
+    the calls take under `TIMING_BUDGET_S`, and the best time counts: the first call also binds
+    the library's symbols and pages its code in, tens of microseconds that at small sizes would
+    count as the code's."""
     result = call_reference(lib, layout, inputs)
     times = [result.elapsed_s]
     while len(times) < rounds and sum(times) < TIMING_BUDGET_S:

@@ -11,7 +11,8 @@ that runs is the fastest of three, each checked against gcc.
 - Register tiles (4x4 unroll-and-jam) run their whole strips without tests; when isolating them
   computes out, they are built without; a variant isl cannot build at all is left out.
 - The tilable schedule of trisolv tiles ``j`` and ``i`` together and runs the tiles in parallel
-  wavefronts, whose tiles start where a loop from a size does; fdtd's time-skewed band keeps ``j`` (stride 1) innermost.
+  wavefronts, whose tiles start where a loop from a size does; fdtd's time-skewed band keeps
+  ``j`` (stride 1) innermost.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ def run_function(device: str, path: str, function: str, params: Mapping[str, int
                  parse: ParseOptions | None = None) -> RunResult:  # fmt: skip
     """`core_compiler.runtime.run.run_function`: a worker process with a time limit, so a crash or
     an endless loop in generated code comes back as a message and never takes the UI down."""
+    from core_compiler.runtime.run import NOT_CHECKABLE
     from core_compiler.runtime.run import run_function as run_in_worker
 
     start = time.perf_counter()
@@ -60,8 +61,8 @@ def run_function(device: str, path: str, function: str, params: Mapping[str, int
     r = run_in_worker(path, function, "cuda" if device == "gpu" else device, params, parse=parse)
     elapsed = time.perf_counter() - start
     if r.optimized_s == 0.0 and r.message:
-        verdict = "not checkable" if r.message.startswith("NotCheckable") else "error"
-        return RunResult(device, dict(params), verdict, r.message.removeprefix("NotCheckable: "), elapsed_s=elapsed)
+        verdict = "not checkable" if r.message.startswith(NOT_CHECKABLE) else "error"
+        return RunResult(device, dict(params), verdict, r.message.removeprefix(NOT_CHECKABLE), elapsed_s=elapsed)
     label = {"cpu": "hexplore (LLVM)", "opencl": "hexplore (OpenCL)", "gpu": "hexplore (CUDA)"}[device]
     times = (("reference (cc)", r.reference_s), (label, r.optimized_s))
     details = r.message or "results match"

@@ -16,8 +16,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core_compiler.errors import UsageError
 from core_compiler.frontend import ParseOptions
 from core_compiler.runtime.compare import Comparison
+from core_compiler.runtime.footprint import NotCheckable
 from core_compiler.runtime.worker import run_in_worker
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
 DEVICES = ("cpu", "opencl", "cuda")
 DEFAULT_SIZE = 64  # every size parameter not given with --param
+NOT_CHECKABLE = "not checkable: "  # how the message of a run that could not be checked begins
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,14 @@ def _measure(path: str, function: str, device: str, params: dict[str, int], repe
             return _measure_cpu(path, function, params, repeat, parse)
         return _measure_device(path, function, device, params, repeat, parse)
     except Exception as e:  # not checkable, does not build, …: the user's answer, not a traceback
-        return _failed(function, device, params, f"{type(e).__name__}: {e}")
+        return _failed(function, device, params, _failure(e))
+
+
+def _failure(e: Exception) -> str:
+    """Words for a C programmer; the exception's class only where hexplore itself failed."""
+    if isinstance(e, NotCheckable):
+        return f"{NOT_CHECKABLE}{e}"
+    return str(e) if isinstance(e, UsageError) else f"hexplore failed ({type(e).__name__}): {e}"
 
 
 def _measure_device(path: str, function: str, device: str, params: dict[str, int], repeat: int,

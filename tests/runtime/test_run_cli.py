@@ -110,6 +110,7 @@ def test_loops_reaching_past_a_fixed_size_array_are_refused_with_the_element(cap
     code = main(["run", LU, "--function", "kernel_lu", "--param", "n=300"])
     out = capsys.readouterr().out
     assert code == 1 and "index 299 of dimension 1 of `A`, which has 64 elements" in out, out
+    assert ": not checkable: at n=300" in out and "NotCheckable" not in out, out  # words, not a class name
 
 
 def test_defines_size_the_arrays_of_the_run(capsys: pytest.CaptureFixture[str]) -> None:

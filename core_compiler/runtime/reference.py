@@ -45,7 +45,7 @@ BASE_FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-fvisibility=hidden", "-
               "-fdata-sections", "-Wl,--gc-sections")  # fmt: skip
 MAIN_RENAME = "-Dmain=hexplore_unused_main"
 BUILD_TIMEOUT_S = 120
-TIMING_BUDGET_S = 1.0  # what `run_reference` spends on calls beyond the first, at most (plus one)
+TIMING_BUDGET_S = 1.0  # what `timed_call` spends on calls beyond the first, at most (plus one)
 
 
 class BuildError(UsageError):

@@ -7,6 +7,7 @@ remarks, whatever state the file is in.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import islpy as isl
 
@@ -16,7 +17,7 @@ from core_compiler.frontend import ParseOptions, ir, run_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.affine import WRAPS
-from core_compiler.scop.detect import assumption_remarks, detect_scops
+from core_compiler.scop.detect import Detection, assumption_remarks, detect_scops
 from core_compiler.scop.model import Scop, build_model, modulo_out_of_range, negative_division
 from core_compiler.scop.region import RegionInfo
 from core_compiler.source import SourceRange
@@ -86,15 +87,12 @@ def analyze_function(
         )
         return FunctionAnalysis(fn, (), (note,))
     trace = Trace()
-    trace.run("frontend", lambda: (fn, []), render.function_ir)
-    detection, _det_remarks = trace.run(
-        "scop-detect", lambda: (detect_scops(fn), []), lambda d: render.regions(d.regions)
-    )
-    remarks: list[Remark] = [*detection.remarks, *(analysis("frontend", n.name, n.message, n.range, fn.name) for n in fn.notes)]
+    trace.run(Frontend(), fn)
+    detection, remarks = trace.run(DetectScops(), fn)
     scops: list[ScopAnalysis] = []
     for index, region in enumerate(detection.regions):
         remarks += assumption_remarks(region, fn.name)
-        result = _model_and_deps(fn, index, region, options, trace)
+        result = _model_and_deps(RegionUnit(fn, index, region), options, trace)
         if isinstance(result, Remark):
             remarks.append(result)
             continue
@@ -104,26 +102,81 @@ def analyze_function(
     return FunctionAnalysis(fn, tuple(scops), tuple(remarks), trace.freeze())
 
 
-def _model_and_deps(
-    fn: ir.Function, index: int, region: RegionInfo, options: AnalysisOptions, trace: Trace
-) -> ScopAnalysis | Remark:
-    ctx = isl.Context()
-    ctx.set_max_operations(options.max_isl_operations)
+# The analysis passes; `core_compiler.pipeline` registers them and declares their order.
+
+
+@dataclass(frozen=True)
+class Frontend:
+    name: ClassVar[str] = "frontend"
+
+    def run(self, fn: ir.Function) -> tuple[ir.Function, list[Remark]]:
+        return fn, []
+
+    def render(self, fn: ir.Function) -> str:
+        return render.function_ir(fn)
+
+
+@dataclass(frozen=True)
+class DetectScops:
+    """Maximal modeled regions, a remark per problem, and the front end's notes on what it
+    assumed (a counting `while` read as a `for`, ...)."""
+
+    name: ClassVar[str] = "scop-detect"
+
+    def run(self, fn: ir.Function) -> tuple[Detection, list[Remark]]:
+        detection = detect_scops(fn)
+        notes = [analysis("frontend", n.name, n.message, n.range, fn.name) for n in fn.notes]
+        return detection, [*detection.remarks, *notes]
+
+    def render(self, detection: Detection) -> str:
+        return render.regions(detection.regions)
+
+
+@dataclass(frozen=True)
+class RegionUnit:
+    function: ir.Function
+    index: int
+    region: RegionInfo
+
+
+@dataclass(frozen=True)
+class BuildModel:
+    """The region's isl model, in a context of its own whose work is bounded (isl's compute-out)."""
+
+    name: ClassVar[str] = "polyhedral-model"
+    max_isl_operations: int = AnalysisOptions.max_isl_operations
+
+    def run(self, r: RegionUnit) -> tuple[Scop, list[Remark]]:
+        ctx = isl.Context()
+        ctx.set_max_operations(self.max_isl_operations)
+        return build_model(r.function.name, r.index, r.region, ctx), []
+
+    def render(self, scop: Scop) -> str:
+        return render.scop_model(scop)
+
+
+@dataclass(frozen=True)
+class ComputeDependences:
+    name: ClassVar[str] = "dependences"
+
+    def run(self, scop: Scop) -> tuple[Dependences, list[Remark]]:
+        return compute_dependences(scop), []
+
+    def render(self, deps: Dependences) -> str:
+        return render.dependences(deps)
+
+
+def _model_and_deps(r: RegionUnit, options: AnalysisOptions, trace: Trace) -> ScopAnalysis | Remark:
+    fn = r.function
     try:
-        scop, _ = trace.run(
-            f"polyhedral-model[{index}]",
-            lambda: (build_model(fn.name, index, region, ctx), []),
-            render.scop_model,
-        )
+        scop, _ = trace.run(BuildModel(options.max_isl_operations), r, r.index)
         wraps = modulo_out_of_range(scop)  # isl work too: inside the budget's try
         if wraps is not None:
             return _modulo_out_of_range(fn, *wraps)
         negative = negative_division(scop)
         if negative is not None:
             return _negative_division(fn, *negative)
-        deps, _ = trace.run(
-            f"dependences[{index}]", lambda: (compute_dependences(scop), []), render.dependences
-        )
+        deps, _ = trace.run(ComputeDependences(), scop, r.index)
     except isl.Error as e:
         return missed(
             "polyhedral-model",
@@ -131,7 +184,7 @@ def _model_and_deps(
             "hexplore gave up modeling this loop nest: the polyhedral library exceeded its budget "
             f"of {options.max_isl_operations:,} operations (too many parameters, too deep a nest "
             "or too large coefficients)",
-            region.range,
+            r.region.range,
             fn.name,
             detail=str(e),
         )

@@ -1,7 +1,333 @@
-"""The pipeline's entry points (being gathered here: issue 25)."""
+"""The pipeline, declared once: every pass with its name and options, the registry, the named
+pipelines, and the drivers every face and check calls.
 
-from core_compiler.analysis import analyze_file
-from core_compiler.backend import backend_trace
-from core_compiler.compile import compile_file
+    analysis  frontend -> scop-detect -> polyhedral-model[k] -> dependences[k]   (analysis.py)
+    gpu       schedule[k] -> gpu-mapping[k] -> codegen-cuda[k], codegen-opencl[k], ptx[k]
+    cpu       schedule[k] (CPU options) -> llvm-ir[k]
+    editor    what the editor and the TUI step through: the gpu pipeline with llvm-ir[k] of the
+              GPU schedule, and `ad`, the reverse-mode derivative of the function
+    ad        the derivative, which re-enters at `analysis`
 
-__all__ = ["analyze_file", "backend_trace", "compile_file"]
+A back-end pass reads a `ScopUnit` and returns it with one more field filled in, so the passes of
+a pipeline chain without glue. The defaults of every option live in the pass's fields (and in
+`GpuOptions` for the two GPU passes together); nothing else restates them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+import islpy as isl
+
+from core_compiler.analysis import (
+    BuildModel,
+    ComputeDependences,
+    DetectScops,
+    FileAnalysis,
+    Frontend,
+    FunctionAnalysis,
+    ScopAnalysis,
+    analyze_file,
+)
+from core_compiler.codegen.cuda import CudaFiles, generate_cuda
+from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
+from core_compiler.cpu import CpuOptions
+from core_compiler.gpu import GpuProgram, MappingOptions, map_to_gpu
+from core_compiler.gpu_remarks import mapping_remarks, render_mapping
+from core_compiler.passes import Pass, PassRecord, Trace, failed
+from core_compiler.profitability import decide
+from core_compiler.remarks import Remark
+from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
+
+# The GPU's schedule lets loops that only carry `+=` reductions run in parallel (the mapping then
+# makes those updates atomic); the CPU's does not.
+GPU_SCHEDULE = ScheduleOptions(parallel_reductions=True)
+CPU_SCHEDULE = ScheduleOptions()
+
+
+@dataclass(frozen=True, eq=False)
+class ScopUnit:
+    """One SCoP as the back-end passes fill it in: each reads earlier fields and sets its own."""
+
+    analysis: ScopAnalysis
+    stem: str  # names the generated code: ``<function>_<k>``
+    schedule: isl.Schedule | None = None
+    gpu: GpuProgram | None = None
+    cuda: CudaFiles | None = None
+    opencl: DeviceProgram | None = None
+    llvm_ir: str | None = None
+    ptx: str | None = None
+
+    @staticmethod
+    def of(fn: FunctionAnalysis, sa: ScopAnalysis) -> ScopUnit:
+        return ScopUnit(sa, f"{fn.function.name}_{sa.scop.index}")
+
+    def need(self, name: str) -> Any:
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"pass ordering: `{name}` is not computed yet")
+        return value
+
+
+# ------------------------------------------------------------------------------- back-end passes
+
+
+@dataclass(frozen=True)
+class Schedule:
+    name: ClassVar[str] = "schedule"
+    options: ScheduleOptions = GPU_SCHEDULE
+
+    def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
+        sa = u.analysis
+        return replace(u, schedule=compute_gpu_schedule(sa.scop, sa.deps, self.options)), []
+
+    def render(self, u: ScopUnit) -> str:
+        return render_tree(u.need("schedule"))
+
+
+@dataclass(frozen=True)
+class MapToGpu:
+    name: ClassVar[str] = "gpu-mapping"
+    options: MappingOptions = field(default_factory=MappingOptions)
+
+    def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
+        sa = u.analysis
+        gpu = map_to_gpu(sa.scop, u.need("schedule"), self.options, sa.deps)
+        return replace(u, gpu=gpu), [decide(sa.scop).remark, *mapping_remarks(gpu)]
+
+    def render(self, u: ScopUnit) -> str:
+        return render_mapping(u.need("gpu"))
+
+
+@dataclass(frozen=True)
+class CudaCodegen:
+    """PPCG's layout: kernels, their header and the host code. `offload_if` is the profitability
+    model's run-time condition (the host code falls back to the CPU when it is false); `order` is
+    the host function's parameter order (the original function's)."""
+
+    name: ClassVar[str] = "codegen-cuda"
+    language: ClassVar[str] = "cuda-cpp"
+    offload_if: str | None = None
+    order: tuple[str, ...] = ()
+
+    def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
+        return replace(u, cuda=generate_cuda(u.need("gpu"), u.stem, self.offload_if, self.order)), []
+
+    def render(self, u: ScopUnit) -> str:
+        cuda: CudaFiles = u.need("cuda")
+        return cuda.kernel_cu + "\n" + cuda.host_cu
+
+
+@dataclass(frozen=True)
+class OpenclCodegen:
+    name: ClassVar[str] = "codegen-opencl"
+    language: ClassVar[str] = "opencl"
+
+    def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
+        return replace(u, opencl=generate_opencl(u.need("gpu"))), []
+
+    def render(self, u: ScopUnit) -> str:
+        return u.need("opencl").source  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class CpuLlvmIr:
+    """The CPU code of the unit's schedule (tiled, parallel loops outlined to libgomp)."""
+
+    name: ClassVar[str] = "llvm-ir"
+    language: ClassVar[str] = "llvm"
+    options: CpuOptions = field(default_factory=CpuOptions)
+
+    def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
+        from core_compiler.llvm.cpu import (  # llvmlite loads only when asked
+            lower_cpu,
+            optimized_ast,
+        )
+
+        scop = u.analysis.scop
+        ast = optimized_ast(scop, u.need("schedule"), self.options)
+        return replace(u, llvm_ir=lower_cpu(scop, ast, f"{scop.function}_opt").ir), []
+
+    def render(self, u: ScopUnit) -> str:
+        return u.need("llvm_ir")  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Ptx:
+    name: ClassVar[str] = "ptx"
+    language: ClassVar[str] = "ptx"
+
+    def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
+        from core_compiler.llvm.nvptx import lower_gpu
+
+        return replace(u, ptx=lower_gpu(u.need("gpu")).ptx), []
+
+    def render(self, u: ScopUnit) -> str:
+        return u.need("ptx")  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------------------- function passes
+
+
+@dataclass(frozen=True)
+class FunctionSource:
+    analysis: FunctionAnalysis
+    path: str
+    text: str  # the whole file
+
+
+@dataclass(frozen=True)
+class Differentiate:
+    """The gradient of everything the function writes with respect to its floating-point
+    parameters (what `hexplore grad FILE --function F --wrt <all>` prints), or why not."""
+
+    name: ClassVar[str] = "ad"
+    language: ClassVar[str] = "c"
+
+    def run(self, src: FunctionSource) -> tuple[str, list[Remark]]:
+        from core_compiler.ad import NotDifferentiable, differentiate
+        from core_compiler.ad.differentiate import float_param
+
+        fn = src.analysis.function
+        wrt = tuple(p.name for p in fn.params if float_param(p))
+        try:
+            d = differentiate(src.path, fn.name, wrt, text=src.text)
+        except NotDifferentiable as e:
+            return f"not differentiated: {e}\n", list(e.remarks)
+        return d.source, list(d.remarks)
+
+    def render(self, text: str) -> str:
+        return text
+
+
+# ------------------------------------------------------------------------------- registry
+
+
+REGISTRY: dict[str, type] = {
+    p.name: p
+    for p in (
+        Frontend,
+        DetectScops,
+        BuildModel,
+        ComputeDependences,
+        Schedule,
+        MapToGpu,
+        CudaCodegen,
+        OpenclCodegen,
+        CpuLlvmIr,
+        Ptx,
+        Differentiate,
+    )
+}
+
+
+def artifact_language(name: str) -> str:
+    """The editor language id of a pass's artifact (``codegen-cuda`` -> ``cuda-cpp``)."""
+    return getattr(REGISTRY.get(name), "language", "plaintext")
+
+
+@dataclass(frozen=True)
+class GpuOptions:
+    """The options of the two passes that decide a GPU mapping, together."""
+
+    schedule: ScheduleOptions = GPU_SCHEDULE
+    mapping: MappingOptions = field(default_factory=MappingOptions)
+
+    def passes(self) -> tuple[Schedule, MapToGpu]:
+        return Schedule(self.schedule), MapToGpu(self.mapping)
+
+
+def gpu_passes(options: GpuOptions | None = None) -> tuple[Pass[ScopUnit, ScopUnit], ...]:
+    return (*(options or GpuOptions()).passes(), CudaCodegen(), OpenclCodegen(), Ptx())
+
+
+def cpu_passes(schedule: ScheduleOptions = CPU_SCHEDULE, cpu: CpuOptions | None = None) -> tuple[Pass[ScopUnit, ScopUnit], ...]:
+    return Schedule(schedule), CpuLlvmIr(cpu or CpuOptions())
+
+
+def editor_passes(options: GpuOptions | None = None) -> tuple[Pass[ScopUnit, ScopUnit], ...]:
+    return (*(options or GpuOptions()).passes(), CudaCodegen(), OpenclCodegen(), CpuLlvmIr(), Ptx())
+
+
+PIPELINES: dict[str, Callable[[], Sequence[Any]]] = {
+    "analysis": lambda: (Frontend(), DetectScops(), BuildModel(), ComputeDependences()),
+    "gpu": gpu_passes,
+    "cpu": cpu_passes,
+    "editor": editor_passes,
+    "ad": lambda: (Differentiate(),),
+}
+
+
+# ------------------------------------------------------------------------------- drivers
+
+
+def run_passes(unit: ScopUnit, passes: Sequence[Pass[ScopUnit, ScopUnit]], trace: Trace | None = None) -> ScopUnit:
+    """The one driver of back-end passes: each pass's output is the next one's input."""
+    trace = trace if trace is not None else Trace()
+    for p in passes:
+        unit, _ = trace.run(p, unit, unit.analysis.scop.index)
+    return unit
+
+
+def gpu_program(sa: ScopAnalysis, options: GpuOptions | None = None) -> GpuProgram:
+    """Schedule `sa` for the GPU and map it: what `compile`, `run --device`, the checks and the
+    editor's hovers all start from."""
+    unit = run_passes(ScopUnit(sa, ""), (options or GpuOptions()).passes())
+    return unit.need("gpu")  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Backend:
+    records: tuple[PassRecord, ...]
+    units: tuple[ScopUnit, ...]  # as far as each SCoP's passes got
+
+
+def backend(
+    fn: FunctionAnalysis,
+    options: GpuOptions | None = None,
+    source: tuple[str, str] | None = None,
+    on_pass: Callable[[PassRecord], None] | None = None,
+) -> Backend:
+    """The editor pipeline of every SCoP of `fn`, and the `ad` pass when `source` (path, whole
+    file text) is given. A pass that fails records its error as its artifact and the later passes
+    of that SCoP are skipped, so a view always has something to say."""
+    trace = Trace(on_pass=on_pass)
+    if source is not None and fn.scops:
+        trace.run(Differentiate(), FunctionSource(fn, *source))
+    units = []
+    for sa in fn.scops:
+        unit = ScopUnit.of(fn, sa)
+        for p in editor_passes(options):
+            try:
+                unit, _ = trace.run(p, unit, sa.scop.index)
+            except Exception as e:  # a bug in a back end must not take the view down: say it
+                trace.add(failed("backend-error", sa.scop.index, e))
+                break
+        units.append(unit)
+    return Backend(trace.freeze(), tuple(units))
+
+
+def backend_trace(
+    fn: FunctionAnalysis, options: GpuOptions | None = None, source: tuple[str, str] | None = None
+) -> tuple[PassRecord, ...]:
+    return backend(fn, options, source).records
+
+
+__all__ = [
+    "CPU_SCHEDULE",
+    "GPU_SCHEDULE",
+    "PIPELINES",
+    "REGISTRY",
+    "Backend",
+    "FileAnalysis",
+    "GpuOptions",
+    "ScopUnit",
+    "analyze_file",
+    "artifact_language",
+    "backend",
+    "backend_trace",
+    "gpu_program",
+    "run_passes",
+]

@@ -7,8 +7,8 @@ import threading
 import weakref
 
 from core_compiler.analysis import ScopAnalysis
-from core_compiler.gpu import GpuProgram, MappingOptions, map_to_gpu
-from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
+from core_compiler.gpu import GpuProgram
+from core_compiler.pipeline import gpu_program
 
 _CACHE: weakref.WeakKeyDictionary[ScopAnalysis, GpuProgram | None] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
@@ -19,8 +19,7 @@ def gpu_mapping(sa: ScopAnalysis) -> GpuProgram | None:
         if sa in _CACHE:
             return _CACHE[sa]
     try:
-        schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
-        gpu: GpuProgram | None = map_to_gpu(sa.scop, schedule, MappingOptions(), sa.deps)
+        gpu: GpuProgram | None = gpu_program(sa)
     except Exception:  # the hover then says the placement is unknown; the views show the error
         gpu = None
     with _LOCK:

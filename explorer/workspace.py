@@ -28,10 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_function
-from core_compiler.backend import BackendOptions, backend_trace
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.gpu import MappingOptions
 from core_compiler.passes import PassRecord
+from core_compiler.pipeline import GpuOptions, backend_trace
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
 from explorer.cache import CachedFunction, FunctionCache, FunctionKey, RelativeError
@@ -363,22 +363,23 @@ class Workspace:
                 self._latest[uri] = replace(analysis, functions=functions)
         return fresh.trace
 
-    def artifact(self, uri: str, name: str, pass_name: str) -> PassRecord:
+    def artifact(self, uri: str, name: str, label: str) -> PassRecord:
+        """The record titled `label` (``gpu-mapping[0]``, ``scop-detect``) in the function's trace."""
         trace = self.trace(uri, name)
-        found = next((p for p in trace if p.name == pass_name), None)
+        found = next((p for p in trace if p.label == label), None)
         if found is None:
-            known = ", ".join(p.name for p in trace) or "none"
-            raise UnknownPass(f"`{name}` has no pass `{pass_name}` (passes: {known})")
+            known = ", ".join(p.label for p in trace) or "none"
+            raise UnknownPass(f"`{name}` has no pass `{label}` (passes: {known})")
         return found
 
 
-def _backend_options(settings: Settings) -> BackendOptions:
+def _backend_options(settings: Settings) -> GpuOptions:
     """The editor's `tileSizes` setting: one size for every member, or one per member."""
     sizes = settings.tile_sizes
     if not sizes:
-        return BackendOptions()
+        return GpuOptions()
     mapping = MappingOptions(tile_size=sizes[0], sizes={None: {"tile": tuple(sizes)}} if len(sizes) > 1 else {})
-    return BackendOptions(mapping=mapping)
+    return GpuOptions(mapping=mapping)
 
 
 def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> ParsedFile:

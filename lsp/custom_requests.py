@@ -6,12 +6,12 @@ anything missing or of the wrong type is an `InvalidParams` error that names the
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
 from core_compiler.passes import PassRecord
+from core_compiler.pipeline import artifact_language
 from core_compiler.remarks import RemarkKind
 from explorer.running import RunReport
 from explorer.schedule_tree import ScheduleNode
@@ -23,16 +23,6 @@ PASSES = "hexplore/passes"
 ARTIFACT = "hexplore/artifact"
 SCHEDULE_TREE = "hexplore/scheduleTree"
 RUN = "hexplore/run"
-
-# (pattern on the pass name, editor language id), first match wins.
-_LANGUAGES = (
-    (r"ptx", "ptx"),
-    (r"llvm", "llvm"),
-    (r"cuda", "cuda-cpp"),
-    (r"opencl", "opencl"),
-    (r"(^|-)(c|openmp)($|-|\[)|codegen-c", "c"),
-)
-
 
 def field(params: Any, name: str, method: str, kind: type = str) -> Any:
     """``params[name]``, which must be a `kind` (a non-empty one, for strings)."""
@@ -80,13 +70,6 @@ def run_result(report: RunReport) -> dict[str, Any]:
     }
 
 
-def artifact_language(pass_name: str) -> str:
-    for pattern, language in _LANGUAGES:
-        if re.search(pattern, pass_name):
-            return language
-    return "plaintext"
-
-
 def functions_result(analysis: DocumentAnalysis, index: LineIndex) -> list[dict[str, Any]]:
     out = []
     for fr in analysis.functions:
@@ -108,7 +91,14 @@ def functions_result(analysis: DocumentAnalysis, index: LineIndex) -> list[dict[
 
 def passes_result(trace: tuple[PassRecord, ...]) -> list[dict[str, Any]]:
     return [
-        {"name": p.name, "elapsed_ms": round(p.elapsed_s * 1000, 3), "remark_count": len(p.remarks)}
+        {
+            "name": p.label,
+            "pass": p.name,
+            "scop": p.scop,
+            "options": dict(p.options),
+            "elapsed_ms": round(p.elapsed_s * 1000, 3),
+            "remark_count": len(p.remarks),
+        }
         for p in trace
     ]
 

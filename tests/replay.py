@@ -52,7 +52,7 @@ def artifacts(path: Path, include: tuple[str, ...], define: tuple[str, ...]) -> 
             continue
         name = f.function.name
         for i, rec in enumerate((*f.trace, *backend_trace(f, source=(str(path), text)))):
-            out[f"{name}/{i:02d}-{rec.name}.txt"] = rec.text + _remarks(rec.remarks)
+            out[f"{name}/{i:02d}-{rec.label}.txt"] = rec.text + _remarks(rec.remarks)
     for target in ("cuda", "opencl", "c"):
         for openmp in (False, True) if target == "c" else (False,):
             c_options = COptions(openmp=openmp) if openmp else None

@@ -11,10 +11,9 @@ import islpy as isl
 import pytest
 
 from core_compiler.codegen.cuda import generate_cuda
-from core_compiler.gpu import map_to_gpu
+from core_compiler.pipeline import gpu_program
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
-from core_compiler.schedule import compute_gpu_schedule
 from tests.helpers import only_scop
 
 SOURCE = """
@@ -65,7 +64,7 @@ def test_boundary_code_runs_and_matches_the_original(path: str, function: str) -
 
 def test_a_tiles_shared_copy_stays_inside_the_array(path: str) -> None:
     sa = only_scop(path, "edge")
-    gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps), deps=sa.deps)
+    gpu = gpu_program(sa)
     (kernel,) = gpu.kernels
     (promo,) = [p for p in kernel.promotions if p.array == "u" and p.place == "shared"]
     inside = isl.Set.read_from_str(sa.scop.ctx, "[m, n] -> { u[a, b] : 0 <= a < n and 0 <= b < m }")

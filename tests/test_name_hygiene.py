@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from core_compiler.compile import compile_file
-from core_compiler.gpu import map_to_gpu
 from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
 from core_compiler.names import PLAIN, free_prefix, names_avoiding
+from core_compiler.pipeline import gpu_program
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
 from tests.helpers import analyze, nvcc_compiles, runs_everywhere
 
 # Every family is used: as sizes in the loop bounds (isl parameters), as values, as a local.
@@ -118,8 +117,7 @@ def test_cuda_with_clashing_names_compiles(tmp_path: Path) -> None:
 def test_ptx_with_clashing_names_assembles() -> None:
     for f in analyze(CLASHES, "clashes.c").functions:
         (sa,) = f.scops
-        schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
-        gpu = map_to_gpu(sa.scop, schedule, deps=sa.deps)
+        gpu = gpu_program(sa)
         assert gpu.names("b", 0) == ("b0" if f.function.name == "copies" else "hx_b0")
         result = run_ptxas(lower_gpu(gpu).ptx)
         assert result.ok, result.output

@@ -34,6 +34,7 @@ from hypothesis.strategies import DrawFn
 
 from core_compiler.cpu import CpuOptions
 from core_compiler.gpu import MappingOptions
+from core_compiler.pipeline import GpuOptions
 from core_compiler.runtime.differential import check_c, check_opencl
 
 ITERATORS = ("i", "j", "k", "l")
@@ -251,7 +252,7 @@ def test_generated_c_and_opencl_match_the_original(workdir: Path, data: st.DataO
         where = f"\n{source}\nsizes {params}, tile {nest.tile}, OpenMP {openmp}"
         c = check_c(path, "f", params, cpu=CpuOptions(tile_size=nest.tile), openmp=openmp)
         assert c.ok and c.kernels == 1, textwrap.indent(c.comparison.report(), "  ") + where
-        cl = check_opencl(path, "f", params, mapping=MappingOptions(tile_size=nest.tile))
+        cl = check_opencl(path, "f", params, gpu=GpuOptions(mapping=MappingOptions(tile_size=nest.tile)))
         assert cl.ok and cl.kernels >= 1, textwrap.indent(cl.comparison.report(), "  ") + where
 
 
@@ -281,4 +282,4 @@ def test_a_triangular_nest_with_a_carried_dependence(tmp_path: Path) -> None:
     path = _write(tmp_path, PHASED)
     for tile in (4, 32):
         assert check_c(path, "f", {"n": 4, "m": 3}, cpu=CpuOptions(tile_size=tile)).ok
-        assert check_opencl(path, "f", {"n": 4, "m": 3}, mapping=MappingOptions(tile_size=tile)).ok
+        assert check_opencl(path, "f", {"n": 4, "m": 3}, gpu=GpuOptions(mapping=MappingOptions(tile_size=tile))).ok

@@ -57,7 +57,7 @@ W = TypeVar("W", bound=Widget)
 
 TABS = (("passes", "Passes"), ("schedule", "Schedule"), ("code", "Code"), ("deps", "Deps"), ("remarks", "Remarks"), ("run", "Run"))
 BACKEND_TABS = frozenset({"passes", "schedule", "code"})
-PASS_LEXERS = {"codegen-cuda": "cuda", "codegen-opencl": "c", "llvm-ir": "llvm", "ptx": "ptx"}
+PASS_LEXERS = {"codegen-cuda": "cuda", "codegen-opencl": "c", "llvm-ir": "llvm", "ptx": "ptx", "ad": "c"}
 
 
 class HexploreApp(App[None]):
@@ -181,7 +181,7 @@ class HexploreApp(App[None]):
         return [(t.key, t.title) for t in TARGETS]
 
     def pass_names(self) -> list[str]:
-        return [p.name for p in self.trace]
+        return [p.label for p in self.trace]
 
     # ---- function selection ----
 
@@ -275,7 +275,7 @@ class HexploreApp(App[None]):
         self._render_pass()
 
     def _pass_label(self, p: PassRecord) -> str:
-        return f"{p.name:<18} {p.elapsed_s * 1000:8.2f} ms" if self.show_times else p.name
+        return f"{p.label:<18} {p.elapsed_s * 1000:8.2f} ms" if self.show_times else p.label
 
     def _sync_pass_list(self) -> None:
         plist = self._q("#pass-list", OptionList)
@@ -311,13 +311,13 @@ class HexploreApp(App[None]):
         visible = [v for v in self._visible() if v < i]
         if self.show_diff and visible:
             prev = trace[visible[-1]]
-            body: Any = Syntax(pass_diff(prev.text, cur.text, prev.name, cur.name), "diff", theme="monokai")
-        elif cur.name.split("[")[0] in PASS_LEXERS:
-            body = Syntax(cur.text, PASS_LEXERS[cur.name.split("[")[0]], theme="monokai")
+            body: Any = Syntax(pass_diff(prev.text, cur.text, prev.label, cur.label), "diff", theme="monokai")
+        elif cur.name in PASS_LEXERS:
+            body = Syntax(cur.text, PASS_LEXERS[cur.name], theme="monokai")
         else:
             body = Text(cur.text)
         took = f"  ({cur.elapsed_s * 1000:.2f} ms)" if self.show_times else ""
-        header = Text(f"[{i + 1}/{len(trace)}] {cur.name}{took}", style="bold")
+        header = Text(f"[{i + 1}/{len(trace)}] {cur.label}{took}", style="bold")
         self._q("#pass-text", Static).update(Group(header, body))
 
     @on(OptionList.OptionHighlighted, "#pass-list")

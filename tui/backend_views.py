@@ -1,6 +1,6 @@
 """The back-end views of one function, computed together off the UI thread.
 
-`compute_backend_views` runs `core_compiler.backend.backend_trace` (schedule, GPU mapping, CUDA,
+`compute_backend_views` runs `core_compiler.pipeline.backend` (schedule, GPU mapping, CUDA,
 OpenCL, LLVM IR, PTX per SCoP), the generated C of the function (`compile_file(..., "c")`), the
 schedule tree with its kernels, and the source-to-generated-code line map of each target. No
 textual here: the app calls it from a worker thread and shows the result.
@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core_compiler.analysis import FileAnalysis, FunctionAnalysis, ScopAnalysis
-from core_compiler.backend import BackendOptions, backend_trace
+from core_compiler.analysis import FileAnalysis, FunctionAnalysis
 from core_compiler.passes import PassRecord
+from core_compiler.pipeline import ScopUnit, backend
+from core_compiler.schedule import tree_json
 from tui.codemap import StatementSpan, generated_lines, statement_spans
 
 ISL_LOCK = threading.Lock()
@@ -27,7 +28,7 @@ ISL_LOCK = threading.Lock()
 class Target:
     key: str  # tab id suffix
     title: str
-    pass_prefix: str  # the back-end pass whose artifact this is ("" for C)
+    pass_name: str  # the back-end pass whose artifact this is ("" for C)
     lexer: str  # pygments lexer name
     mapped: bool  # whether statement text survives into this code
 
@@ -68,9 +69,10 @@ class BackendViews:
 
 def compute_backend_views(path: str, text: str, fa: FunctionAnalysis) -> BackendViews:
     with ISL_LOCK:
-        passes = backend_trace(fa, BackendOptions())
+        result = backend(fa)
+        passes = result.records
         spans = statement_spans(fa, text)
-        trees, kernels, problems = _trees_and_kernels(fa)
+        trees, kernels, problems = _trees_and_kernels(result.units)
         code = {t.key: _code_view(t, passes, fa, spans) for t in TARGETS if t.key != "c"}
         code["c"] = _c_view(path, text, fa, spans)
     return BackendViews(passes, tuple(trees), tuple(kernels), code, spans, tuple(problems))
@@ -81,14 +83,14 @@ def _code_view(
 ) -> CodeView:
     if not fa.scops:
         return CodeView(target, f"`{fa.function.name}` has no SCoP: nothing was generated", is_code=False)
-    chosen = [p for p in passes if p.name.startswith(target.pass_prefix + "[")]
-    errors = [p.text for p in passes if p.name.startswith("backend-error")]
+    chosen = [p for p in passes if p.name == target.pass_name]
+    errors = [p.text for p in passes if p.name == "backend-error"]
     if not chosen:
         return CodeView(target, "".join(errors) or "no code was generated", is_code=False)
     if len(chosen) == 1:
         body = chosen[0].text
     else:
-        body = "\n".join(f"// ===== {p.name}\n{p.text}" for p in chosen)
+        body = "\n".join(f"// ===== {p.label}\n{p.text}" for p in chosen)
     return CodeView(target, body, generated_lines(body, spans) if target.mapped else {})
 
 
@@ -106,31 +108,19 @@ def _c_view(path: str, text: str, fa: FunctionAnalysis, spans: tuple[StatementSp
     return CodeView(target, body, generated_lines(body, spans))
 
 
-def _trees_and_kernels(fa: FunctionAnalysis) -> tuple[list[dict[str, Any]], list[KernelInfo], list[str]]:
+def _trees_and_kernels(units: tuple[ScopUnit, ...]) -> tuple[list[dict[str, Any]], list[KernelInfo], list[str]]:
+    """The GPU schedule tree of each SCoP and the kernels cut from it, as the pipeline computed
+    them; a SCoP whose passes failed before says so where its tree would be."""
     trees: list[dict[str, Any]] = []
     kernels: list[KernelInfo] = []
     problems: list[str] = []
-    for sa in fa.scops:
-        try:
-            tree, found = _scop_tree(sa)
-        except Exception as e:  # same: say it where the tree would be
-            problems.append(f"SCoP {sa.scop.index}: {type(e).__name__}: {e}")
+    for u in units:
+        if u.schedule is None or u.gpu is None:
+            problems.append(f"SCoP {u.analysis.scop.index}: the schedule or the GPU mapping failed (see its pass)")
             continue
-        trees.append(tree)
-        kernels.extend(found)
+        trees.append(tree_json(u.schedule.get_root()))
+        kernels.extend(_kernel_info(u.analysis.scop.index, k) for k in u.gpu.kernels)
     return trees, kernels, problems
-
-
-def _scop_tree(sa: ScopAnalysis) -> tuple[dict[str, Any], list[KernelInfo]]:
-    """The GPU schedule (as the `schedule[k]` pass computes it) and the kernels cut from it."""
-    from core_compiler.gpu import map_to_gpu
-    from core_compiler.schedule import compute_gpu_schedule, tree_json
-
-    options = BackendOptions()
-    schedule = compute_gpu_schedule(sa.scop, sa.deps, options.schedule)
-    gpu = map_to_gpu(sa.scop, schedule, options.mapping, sa.deps)
-    kernels = [_kernel_info(sa.scop.index, k) for k in gpu.kernels]
-    return tree_json(schedule.get_root()), kernels
 
 
 def _kernel_info(scop: int, k: Any) -> KernelInfo:

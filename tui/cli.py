@@ -16,19 +16,18 @@ import sys
 from collections.abc import Sequence
 
 from core_compiler.analysis import FileAnalysis, analyze_file
-from core_compiler.backend import render_mapping
 from core_compiler.codegen.c import COptions
-from core_compiler.compile import TARGETS, compile_file, mapping_remarks
+from core_compiler.compile import TARGETS, compile_file
 from core_compiler.cpu import CpuOptions
 from core_compiler.errors import UsageError
 from core_compiler.frontend import ParseOptions
-from core_compiler.gpu import MappingOptions, map_to_gpu
+from core_compiler.gpu import MappingOptions
 from core_compiler.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
-from core_compiler.profitability import decide
+from core_compiler.passes import Trace
+from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
 from core_compiler.report import FORMATS, remark_text, render_report
 from core_compiler.runtime.footprint import default_sizes
 from core_compiler.runtime.run import DEFAULT_SIZE, DEVICES, RunReport, run_function
-from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
 from core_compiler.sizes import SizesError, parse_sizes
 
 SUBCOMMANDS = ("analyze", "compile", "tui", "grad", "run")
@@ -102,11 +101,12 @@ def gpu_report(fa: FileAnalysis) -> str:
     out = []
     for f in fa.functions:
         for sa in f.scops:
-            schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
-            gpu = map_to_gpu(sa.scop, schedule, MappingOptions(), sa.deps)
-            out.append(f"\n{sa.scop.name}: schedule tree\n{render_tree(schedule)}")
-            out.append(f"{sa.scop.name}: GPU kernels\n{render_mapping(gpu)}")
-            out += [remark_text(r) + "\n" for r in (decide(sa.scop).remark, *mapping_remarks(gpu))]
+            trace = Trace()
+            run_passes(ScopUnit(sa, ""), GpuOptions().passes(), trace)
+            schedule, mapping = trace.records
+            out.append(f"\n{sa.scop.name}: schedule tree\n{schedule.text}")
+            out.append(f"{sa.scop.name}: GPU kernels\n{mapping.text}")
+            out += [remark_text(r) + "\n" for r in mapping.remarks]
     return "".join(out)
 
 
@@ -126,7 +126,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     memory = MemoryOptions(not args.no_shared_memory, not args.no_private_memory, args.max_shared_memory)
     mapping = MappingOptions(tile_size=args.tile_size, sizes=sizes, memory=memory)
     c_options = COptions(CpuOptions(tile_size=args.tile_size), openmp=args.openmp)
-    result = compile_file(fa, args.target, mapping, c_options=c_options, text=text, always_offload=args.always_offload)
+    result = compile_file(fa, args.target, GpuOptions(mapping=mapping), c_options=c_options, text=text, always_offload=args.always_offload)
     for r in result.remarks:
         print(remark_text(r), file=sys.stderr)
     for name, body in result.files.items():
@@ -196,7 +196,7 @@ def cmd_grad(args: argparse.Namespace) -> int:
         sys.stdout.write(d.source)
     else:
         fa = analyze_file(args.file, d.translation_unit, opts, only=d.core)
-        for name, body in compile_file(fa, args.target, MappingOptions(), always_offload=True).files.items():
+        for name, body in compile_file(fa, args.target, always_offload=True).files.items():
             sys.stdout.write(f"// ===== {name}\n{body}")
     if not args.check:
         return 0

@@ -25,13 +25,12 @@ from core_compiler.ad.emit import NotDifferentiable
 from core_compiler.analysis import AnalysisOptions, analyze_file
 from core_compiler.codegen.opencl import generate_opencl
 from core_compiler.frontend import ParseOptions
-from core_compiler.gpu import MappingOptions, map_to_gpu
+from core_compiler.pipeline import gpu_program
 from core_compiler.runtime.differential import NotCheckable, scop_values
 from core_compiler.runtime.gpu_opencl import run_program_opencl
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import build_reference, call_reference
 from core_compiler.runtime.signature import ArraySlot, Layout, ScalarSlot, layout_for_source
-from core_compiler.schedule import ScheduleOptions, compute_schedule
 
 FD_STEP = 1e-6
 FD_TOL = 1e-5  # relative: truncation O(h^2) plus rounding O(eps / h)
@@ -217,7 +216,7 @@ def run_opencl_function(
     except NotCheckable as e:
         raise NotDifferentiable(f"the derivative cannot run on OpenCL: {e}") from e
     sa, ints, floats, prologue = values.scop, values.ints, values.floats, values.prologue
-    gpu = map_to_gpu(sa.scop, compute_schedule(sa.scop, sa.deps, ScheduleOptions()), MappingOptions())
+    gpu = gpu_program(sa)
     program = generate_opencl(gpu)
     arrays = {s.name: np.array(inputs[s.name], dtype=s.dtype, copy=True) for s in layout.arrays}
     result = run_program_opencl(program, arrays, ints, floats, initial_scalars=prologue)

@@ -24,7 +24,7 @@ from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
 from core_compiler.cpu import CpuOptions
 from core_compiler.frontend import ParseOptions, ir
-from core_compiler.gpu import MappingOptions, map_to_gpu
+from core_compiler.pipeline import GpuOptions, gpu_program
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.device import DeviceRun, DeviceRuntime
 from core_compiler.runtime.footprint import NotCheckable, check_footprint, fit_layout
@@ -39,7 +39,7 @@ from core_compiler.runtime.reference import (
     timed_call,
 )
 from core_compiler.runtime.signature import Layout, layout_for_source
-from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
+from core_compiler.schedule import ScheduleOptions
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,7 @@ def device_case(
     function: str,
     params: Mapping[str, int],
     size_limits: Mapping[str, str | None] | None = None,
-    mapping: MappingOptions | None = None,
-    schedule: ScheduleOptions | None = None,
+    gpu: GpuOptions | None = None,
     parse: ParseOptions | None = None,
 ) -> DeviceCase:
     """Analyse `function`, map its SCoP to the GPU and build the reference; `NotCheckable` when
@@ -108,9 +107,8 @@ def device_case(
     layout = fit_layout(fn.function, fn.scops, layout)
     values = scop_values(fn.function, fn.scops, layout)
     sa = values.scop
-    schedule = schedule or ScheduleOptions(parallel_reductions=True)
-    gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, schedule), mapping or MappingOptions(), sa.deps)
-    return DeviceCase(path, layout, generate_opencl(gpu), values, build_reference(path, layout))
+    program = generate_opencl(gpu_program(sa, gpu))
+    return DeviceCase(path, layout, program, values, build_reference(path, layout))
 
 
 def check_device(
@@ -119,14 +117,13 @@ def check_device(
     params: Mapping[str, int],
     runtime: DeviceRuntime,
     size_limits: Mapping[str, str | None] | None = None,
-    mapping: MappingOptions | None = None,
-    schedule: ScheduleOptions | None = None,
+    gpu: GpuOptions | None = None,
     repeat: int = 1,
     parse: ParseOptions | None = None,
 ) -> DiffResult:
     """The generated kernels on `runtime` against the original, `repeat` times on the same
     (re-created) inputs through the same runtime, so later runs find read-only arrays resident."""
-    case = device_case(path, function, params, size_limits, mapping, schedule, parse)
+    case = device_case(path, function, params, size_limits, gpu, parse)
     results = [case.run(runtime, case.inputs()) for _ in range(max(repeat, 1))]
     failed = next((k for k, (_, cmp, _) in enumerate(results, 1) if not cmp.ok), 0)
     comparison = results[failed - 1 if failed else -1][1]
@@ -144,12 +141,11 @@ def check_opencl(
     function: str,
     params: Mapping[str, int],
     size_limits: Mapping[str, str | None] | None = None,
-    mapping: MappingOptions | None = None,
-    schedule: ScheduleOptions | None = None,
+    gpu: GpuOptions | None = None,
     parse: ParseOptions | None = None,
 ) -> DiffResult:
     """`check_device` on a fresh `OpenCLRuntime` (PoCL), once."""
-    return check_device(path, function, params, OpenCLRuntime(), size_limits, mapping, schedule, parse=parse)
+    return check_device(path, function, params, OpenCLRuntime(), size_limits, gpu, parse=parse)
 
 
 def check_c(

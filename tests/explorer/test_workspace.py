@@ -75,7 +75,7 @@ def test_a_relocated_function_gets_a_fresh_trace_on_request(ws: Workspace) -> No
     core = analyze_file(PATH, ws.document(URI).text, only="dot").functions[0].trace
     trace = ws.trace(URI, "dot")
     assert [p.text for p in trace[: len(core)]] == [p.text for p in core]
-    assert [p.name for p in trace[len(core) :]] == [
+    assert [p.label for p in trace[len(core) :]] == [
         "ad", "schedule[0]", "gpu-mapping[0]", "codegen-cuda[0]", "codegen-opencl[0]", "llvm-ir[0]", "ptx[0]",
     ]
 

@@ -8,8 +8,8 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.codegen.opencl import generate_opencl
-from core_compiler.gpu import map_to_gpu
-from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
+from core_compiler.pipeline import GpuOptions, ScopUnit, gpu_program, run_passes
+from core_compiler.schedule import render_tree
 from tests.conftest import KERNELS
 
 GOLDEN = ["gemm", "2mm", "jacobi_2d", "atax", "dot_norm", "seidel_2d"]
@@ -21,8 +21,8 @@ def _gpu(name: str):  # type: ignore[no-untyped-def]
     entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")
     fa = analyze_file(str(KERNELS / entry["file"]), only=entry["function"])
     sa = fa.functions[0].scops[0]
-    schedule = compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True))
-    return schedule, map_to_gpu(sa.scop, schedule, deps=sa.deps)
+    unit = run_passes(ScopUnit(sa, name), GpuOptions().passes())
+    return unit.schedule, unit.gpu
 
 
 @pytest.mark.parametrize("name", GOLDEN)
@@ -49,11 +49,10 @@ def test_no_shared_memory_option_keeps_arrays_global() -> None:
 
     fa = analyze_file(str(KERNELS / "gemm.c"), only="kernel_gemm")
     sa = fa.functions[0].scops[0]
-    schedule = compute_gpu_schedule(sa.scop, sa.deps)
-    gpu = map_to_gpu(sa.scop, schedule, MappingOptions(memory=MemoryOptions(shared=False, private=False)))
+    gpu = gpu_program(sa, GpuOptions(mapping=MappingOptions(memory=MemoryOptions(shared=False, private=False))))
     (k,) = gpu.kernels
     assert not k.promotions and {g.array for g in k.global_accesses} == {"A", "B", "C"}
-    small = map_to_gpu(sa.scop, schedule, MappingOptions(memory=MemoryOptions(max_shared_bytes=9000)))
+    small = gpu_program(sa, GpuOptions(mapping=MappingOptions(memory=MemoryOptions(max_shared_bytes=9000))))
     assert [p.array for p in small.kernels[0].promotions if p.place == "shared"] == ["A"]
 
 
@@ -79,5 +78,5 @@ def test_more_tiles_than_blocks_map_modulo_the_grid(name: str) -> None:
     entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")
     mapping = MappingOptions(tile_size=8, sizes=parse_sizes("{kernel[i]->grid[2,2]}"))
     for params in (entry["sizes"], {p: 2 if p in ("tsteps", "tmax") else 37 for p in entry["sizes"]}):
-        result = check_opencl(str(KERNELS / entry["file"]), entry["function"], params, entry["size_limits"], mapping=mapping)
+        result = check_opencl(str(KERNELS / entry["file"]), entry["function"], params, entry["size_limits"], gpu=GpuOptions(mapping=mapping))
         assert result.ok, result.comparison.report()

@@ -63,12 +63,11 @@ def test_cuda_uses_atomic_add(path: Path) -> None:
 
 
 def test_ptx_uses_atomic_add(path: Path) -> None:
-    from core_compiler.gpu import map_to_gpu
     from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
-    from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
+    from core_compiler.pipeline import gpu_program
 
     sa = analyze_file(str(path), only="dot").functions[0].scops[0]
-    gpu = map_to_gpu(sa.scop, compute_gpu_schedule(sa.scop, sa.deps, ScheduleOptions(parallel_reductions=True)), deps=sa.deps)
+    gpu = gpu_program(sa)
     ptx = lower_gpu(gpu).ptx
     assert "atom.global.add.f64" in ptx
     if ptxas_path() is None:

@@ -7,13 +7,12 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import pytest
 
-from core_compiler.gpu import map_to_gpu
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.kernel_body import atomic_add, barrier, shared_array
 from core_compiler.llvm.nvptx import emit_ptx, lower_gpu, ptxas_path, run_ptxas
 from core_compiler.llvm.target import NVPTX_TRIPLE
+from core_compiler.pipeline import gpu_program
 from core_compiler.runtime.cpu_llvm import prepare
-from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule
 from tests.conftest import KERNELS, suite
 
 needs_ptxas = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (CUDA toolkit) is not installed")
@@ -21,9 +20,7 @@ needs_ptxas = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (CUDA toolk
 
 def _gpu(kernel: dict[str, object]):  # type: ignore[no-untyped-def]
     case = prepare(str(KERNELS / str(kernel["file"])), str(kernel["function"]), kernel["sizes"], kernel["size_limits"])  # type: ignore[arg-type]
-    scop = case.analysis.scop
-    schedule = compute_gpu_schedule(scop, case.analysis.deps, ScheduleOptions(parallel_reductions=True))
-    return map_to_gpu(scop, schedule, deps=case.analysis.deps)  # with atomics where reductions run in parallel
+    return gpu_program(case.analysis)  # with atomics where reductions run in parallel
 
 
 @needs_ptxas

@@ -35,7 +35,7 @@ async def test_open_file_and_step_through_all_passes_with_diffs_and_times() -> N
         await settle(app, pilot)
         assert app.function_name == "matmul"
         assert app.query_one(SourceView).cursor_line == 12
-        names = [p.name for p in app.trace]
+        names = [p.label for p in app.trace]
         assert names == ["frontend", "scop-detect", "polyhedral-model[0]", "dependences[0]", *BACKEND]
         plist = app.query_one("#pass-list", OptionList)
         labels = [str(plist.get_option_at_index(i).prompt) for i in range(plist.option_count)]
@@ -61,7 +61,7 @@ async def test_hide_unchanged_passes() -> None:
         await settle(app, pilot)
         views = app.backend["matmul"]
         # A pass whose artifact is the previous one's, as a back end that changed nothing records it.
-        same = dataclasses.replace(views.passes[0], name="schedule-again[0]")
+        same = dataclasses.replace(views.passes[0], name="schedule-again")
         app._backend_ready("matmul", dataclasses.replace(views, passes=(views.passes[0], same, *views.passes[1:])))
         app.action_jump_to_pass("schedule-again[0]")
         await pilot.pause()
@@ -70,9 +70,9 @@ async def test_hide_unchanged_passes() -> None:
         await pilot.press("u")
         await pilot.pause()
         assert plist.option_count == 10
-        assert app.trace[app.pass_index].name == "schedule[0]"  # moved off the hidden pass
+        assert app.trace[app.pass_index].label == "schedule[0]"  # moved off the hidden pass
         await pilot.press("n")
-        assert app.trace[app.pass_index].name == "gpu-mapping[0]"  # steps over it
+        assert app.trace[app.pass_index].label == "gpu-mapping[0]"  # steps over it
         await pilot.press("u")
         assert plist.option_count == 11
 
@@ -262,7 +262,7 @@ async def test_command_palette_jumps_to_a_pass_by_name() -> None:
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.trace[app.pass_index].name == "gpu-mapping[0]"
+        assert app.trace[app.pass_index].label == "gpu-mapping[0]"
         await pilot.press("ctrl+p", *"Open code: PTX")
         await pilot.pause(0.3)
         await pilot.press("enter")

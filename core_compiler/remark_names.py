@@ -1,0 +1,351 @@
+"""The closed vocabulary of remark names: every name a pass may emit, its kind, the passes that
+emit it and what it means for a C programmer. `lsp/REMARKS.md` (where editors link each
+diagnostic, ``REMARKS.md#Name``) is generated from it:
+
+    python -m core_compiler.remark_names --markdown > lsp/REMARKS.md
+
+`tests/test_remark_registry.py` checks that every name the code emits is here, with its kind,
+and that `REMARKS.md` is this module's output. A new remark name is a new `_entry` below.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from core_compiler.remarks import RemarkKind
+
+MISSED, PASSED, ANALYSIS = RemarkKind.MISSED, RemarkKind.PASSED, RemarkKind.ANALYSIS
+
+# the passes that read a loop nest with `scop/region.py`'s checks report its problems
+REGION = ("scop-detect", "ad")
+
+
+@dataclass(frozen=True)
+class RemarkName:
+    name: str
+    kind: RemarkKind
+    passes: tuple[str, ...]  # the `pass_name`s of the remarks with this name
+    section: str  # the heading it is listed under in REMARKS.md
+    doc: str  # one line: what it means
+    more: str = ""  # why, and what to change in the code for another outcome
+
+
+SETUP = "Syntax and set-up"
+READING = "How hexplore reads your C (analysis)"
+NOT_MODELED = "Why a loop nest is not modeled (missed)"
+FACTS = "Facts about modeled loop nests (analysis)"
+GPU = "GPU mapping and profitability"
+CPU = "CPU code"
+AD = "Differentiation (`hexplore grad`)"
+
+SECTIONS = (SETUP, READING, NOT_MODELED, FACTS, GPU, CPU, AD)
+
+_ENTRIES: list[RemarkName] = []
+
+
+def _entry(
+    name: str, kind: RemarkKind, passes: tuple[str, ...], section: str, doc: str, more: str = ""
+) -> None:
+    _ENTRIES.append(RemarkName(name, kind, passes, section, doc, more))
+
+
+# ------------------------------------------------------------------------------ syntax and set-up
+
+_entry("SyntaxError", MISSED, ("frontend",), SETUP,
+       "The C (or CUDA) front end could not parse the code at this position; the message is clang's.",
+       "Code in the same function is not analysed until the error is fixed (see `FunctionHasErrors`). "
+       "Missing headers also show here: set `includePaths`/`defines` or provide a "
+       "`compile_commands.json`.")  # fmt: skip
+_entry("FunctionHasErrors", MISSED, ("frontend",), SETUP,
+       "The function contains a syntax error, so hexplore did not analyse it (its loops would be "
+       "guessed from a broken parse).",
+       "The other functions of the file are analysed normally.")  # fmt: skip
+_entry("InternalError", MISSED, ("frontend", "explorer"), SETUP,
+       "hexplore itself failed on this function (a bug, not a problem in your code).",
+       "The other functions are unaffected. Please report it with the function's source.")  # fmt: skip
+
+# ------------------------------------------------------------------------- how hexplore reads C
+
+_entry("WhileAsFor", ANALYSIS, ("frontend",), READING,
+       "A `while` loop that counts a variable by a constant step (`i = 0; while (i < n) { ...; i++; }`) "
+       "is read as the `for` loop it means.",
+       "The counter must be set before the loop, tested by the condition, changed only by the last "
+       "statement of the body, and the body must not `continue`.")  # fmt: skip
+_entry("NotNullAssumption", ANALYSIS, ("frontend",), READING,
+       "An early `if (p == NULL) return;` (or `!p`) is taken as never true: hexplore models the "
+       "loops for when the arrays exist.",
+       "The rest of the function becomes the body of the early return's condition, so the loops "
+       "after it are modeled like the loops of any other function.")  # fmt: skip
+_entry("PointerIntoArray", ANALYSIS, ("frontend",), READING,
+       "A local pointer into an array (`double *row = A + i * m;`, `&A[i][0]`) that is set once "
+       "and only indexed is read as the array itself: `row[k]` is the element of `A` k places "
+       "further on.",
+       "The pointer must be set from values that do not change in its block; its declaration and "
+       "setting are dropped from the model.")  # fmt: skip
+
+# ----------------------------------------------------------------------------------- not modeled
+
+_entry("NonAffineSubscript", MISSED, REGION, NOT_MODELED,
+       "An array subscript is not affine, e.g. `A[i*j]` or `A[i*i]`: it multiplies two variables, "
+       "divides by a variable, or uses a floating-point value.",
+       "Rewrite the index as loop counters and sizes times constants (`A[i*n + j]` with `n` a size "
+       "is fine: hexplore treats it as `A[i][j]`).")  # fmt: skip
+_entry("IndirectAccess", MISSED, REGION, NOT_MODELED,
+       "A subscript reads another array, e.g. `hist[idx[i]]` (a gather/scatter): which element is "
+       "touched is only known at run time, so dependences cannot be computed.",
+       "Such loops need atomics or a different algorithm (sorting, privatization) to run in "
+       "parallel.")  # fmt: skip
+_entry("NonAffineLoopBound", MISSED, REGION, NOT_MODELED,
+       "A loop's start or condition is not affine (`i < n*m`, `i < len[k]`, `i*i < n`) or uses a "
+       "variable changed inside the nest.",
+       "Compute the bound into a variable before the loops if it is invariant.")  # fmt: skip
+_entry("NonAffineCondition", MISSED, REGION, NOT_MODELED,
+       "An `if` condition inside the nest is not affine (`if (A[i] > 0)`, `if (i % k == 0)` with a "
+       "variable `k`), and its branches hold more than assignments (a loop, a declaration), or a "
+       "branch assigns what the condition reads before its last assignment "
+       "(`if (a[i] > m) { m = a[i]; k = i; }`: the second test would see the new `m`).",
+       "Branches that only assign are modeled ([GuardedAssignment](#GuardedAssignment)); for the "
+       "others, compute with a select (`x = c ? a : b`) instead of branching around statements.")  # fmt: skip
+_entry("GuardedAssignment", ANALYSIS, ("scop-detect",), NOT_MODELED,
+       "An `if` whose condition reads data (`if (a[i] > m) m = a[i];`, `if (x[i] < 0) x[i] = 0;`, "
+       "`if (a[i] > t) c++;`) and whose branches only assign.",
+       "Each assignment is modeled as one that runs in every iteration and keeps the old value "
+       "where the condition fails (`x = cond ? value : x`; `c += cond ? 1 : 0`), so the loops "
+       "around stay parallel where they were, a count is a `+` reduction and a running maximum a "
+       "`max` one. Only the chosen side of `?:` is evaluated, so nothing runs that your code did "
+       "not (no division by a zero the condition excluded).")  # fmt: skip
+_entry("NonCanonicalLoop", MISSED, REGION, NOT_MODELED,
+       "The `for` loop is not of the form `for (i = start; i < bound; i += constant)`: the counter "
+       "is changed in the body, the condition does not bound the counter in its direction of "
+       "travel, or the step is not a constant.")  # fmt: skip
+_entry("ImpureCall", MISSED, REGION, NOT_MODELED,
+       "A call to a function that may have side effects (`printf`, `malloc`, your own functions) "
+       "is inside the loop nest.",
+       "Only pure math functions (`sqrt`, `exp`, `fmax`, …) are allowed; move I/O out of the "
+       "nest, or inline your function.")  # fmt: skip
+_entry("SideEffect", MISSED, REGION, NOT_MODELED,
+       "An expression has a side effect hexplore cannot model, such as `a[i++] = x` or an "
+       "assignment inside a condition.",
+       "Write each assignment as its own statement.")  # fmt: skip
+_entry("PointerArithmetic", MISSED, REGION, NOT_MODELED,
+       "The nest uses pointer arithmetic or addresses (`*(p + i)`, `&x`, a pointer that is not an "
+       "array parameter).",
+       "Index arrays with subscripts (`p[i]`) instead.")  # fmt: skip
+_entry("PossibleAliasing", MISSED, REGION, NOT_MODELED,
+       "An access goes through a local pointer; hexplore cannot tell which array it points into, "
+       "so it might overlap any other array.",
+       "Index the original array (or parameter) directly.")  # fmt: skip
+_entry("UnstructuredControlFlow", MISSED, REGION, NOT_MODELED,
+       "`break`, `continue`, `return` or `goto` leaves the nest early, so which iterations run is "
+       "not known before the loops start.",
+       "Restructure the loop so its bounds say when it ends.")  # fmt: skip
+_entry("UnsupportedStatement", MISSED, REGION, NOT_MODELED,
+       "A statement kind hexplore does not model appears in the nest (e.g. a `switch`, an "
+       "expression statement with no effect, or a loop counter read after its loop).")  # fmt: skip
+_entry("UnsupportedExpression", MISSED, REGION, NOT_MODELED,
+       "An expression hexplore does not model (struct members, a scalar used as an array, a "
+       "subscript count that does not match the array's dimensions).")  # fmt: skip
+_entry("GlobalScalar", MISSED, REGION, NOT_MODELED,
+       "The nest writes a global scalar variable; hexplore models the globals a function only "
+       "reads, and global arrays.",
+       "Keep the value in a local variable and store it to the global after the loops, or return "
+       "it.")  # fmt: skip
+_entry("NegativeDivision", MISSED, ("polyhedral-model",), NOT_MODELED,
+       "A `/` or `%` in a subscript or loop bound divides a value that can be negative: C rounds "
+       "such a quotient toward zero (-3 / 2 is -1) where the model rounds down (-2).",
+       "Make the numerator non-negative over the loops (shift the loop, or add the divisor "
+       "first).")  # fmt: skip
+_entry("ModuloOutOfRange", MISSED, ("polyhedral-model",), NOT_MODELED,
+       "A subscript `x % n` by a size is modeled only where `x` stays within a few multiples of "
+       "`n` (as in `(i + 1) % n`), which hexplore cannot show here.",
+       "Bound `x` by the loops (e.g. `0 <= i < n`) so that the wrap-around is at most a few "
+       "periods.")  # fmt: skip
+_entry("AnalysisBudgetExceeded", MISSED, ("polyhedral-model",), NOT_MODELED,
+       "The polyhedral library gave up: the nest has too many parameters, too deep a nest or too "
+       "large coefficients for its operation budget.",
+       "Splitting the nest, or fixing sizes with `-D`, usually helps; the budget is the "
+       "`maxIslOperations` setting.")  # fmt: skip
+
+# -------------------------------------------------------------------------------- modeled nests
+
+_entry("ScopDetected", ANALYSIS, ("scop-detect",), FACTS,
+       "The loop nest was modeled: it reports how many statements and loops it has and which "
+       "variables act as sizes (parameters).",
+       "Hover a loop header to see its iteration domain.")  # fmt: skip
+_entry("ParallelLoop", ANALYSIS, ("dependences",), FACTS,
+       "No iteration of this loop depends on another one (within the same iteration of the "
+       "enclosing loops): its iterations can run in any order, e.g. on GPU threads.")  # fmt: skip
+_entry("LoopCarriedDependence", ANALYSIS, ("dependences",), FACTS,
+       "One iteration of this loop uses a value another iteration produced (or overwrites one it "
+       "still needs), so the loop is not parallel as written.",
+       "The message names the dependence kind (flow: read after write; anti: write after read; "
+       "output: write after write), the statements and a distance vector, one entry per enclosing "
+       "loop: `(0, 1)` means \"the next iteration of the inner loop\". The related locations point "
+       "at the source and sink statements. A different loop order, or a different algorithm, may "
+       "expose parallelism.")  # fmt: skip
+_entry("ReductionLoop", ANALYSIS, ("dependences",), FACTS,
+       "The loop carries only the dependences of a reduction (`s += x[i]`): it can run in parallel "
+       "as a reduction (partial sums combined at the end).",
+       "Floating-point results may differ in the last bits because the additions happen in "
+       "another order.")  # fmt: skip
+_entry("Reduction", ANALYSIS, ("dependences",), FACTS,
+       "The statement accumulates into the same element with an associative operator (`+`, `*`, "
+       "`max`, `min`) over the named loops.")  # fmt: skip
+_entry("NoAliasAssumption", ANALYSIS, ("scop-detect",), FACTS,
+       "hexplore assumes the pointer parameters it names point to separate memory.",
+       "If they may overlap, the analysis is wrong for that call. Mark the pointers `restrict` to "
+       "state the assumption in the code (and let C compilers use it too).")  # fmt: skip
+_entry("Delinearized", ANALYSIS, ("scop-detect",), FACTS,
+       "A one-dimensional array indexed like `A[i*n + j]` is treated as a two-dimensional "
+       "`A[i][j]` with rows of `n` elements, assuming every inner subscript stays within its row "
+       "(`0 <= j < n`).")  # fmt: skip
+
+# ---------------------------------------------------------------------------------------- GPU
+
+_entry("Offloaded", PASSED, ("gpu-mapping",), GPU,
+       "The loop nest (or part of it) becomes a GPU kernel: its parallel loops are tiled, tiles go "
+       "to thread blocks and the points of a tile to threads.",
+       "The innermost loop goes to `threadIdx.x`, so that neighbouring threads touch neighbouring "
+       "elements. The message lists the statements, tile and block sizes, and which arrays are "
+       "copied to shared memory (reused within a tile, or accessed across rows) or kept in "
+       "registers (each element used by one thread only, several times).")  # fmt: skip
+_entry("SequentialKernel", MISSED, ("gpu-mapping",), GPU,
+       "No loop around these statements can run in parallel, so they run on a single GPU thread, "
+       "which keeps the data on the GPU between the kernels before and after.",
+       "Consider restructuring the loop if this is a hot spot.")  # fmt: skip
+_entry("ReductionParallelized", PASSED, ("gpu-mapping",), GPU,
+       "The loop only accumulates into one element with `+=` (a reduction), and no other loop "
+       "around it is parallel: hexplore runs it in parallel anyway, with atomic additions.",
+       "Floating-point sums may then differ from the sequential order in the last bits.")  # fmt: skip
+_entry("KeptOnCpu", MISSED, ("profitability",), GPU,
+       "At the sizes known when compiling, the loop nest executes fewer dynamic instructions than "
+       "the offload threshold (about 2.6 million).",
+       "Launching kernels and moving data would cost more than it saves. "
+       "`hexplore compile --always-offload` generates GPU code anyway.")  # fmt: skip
+_entry("TooLittleWork", MISSED, ("profitability",), GPU,
+       "A single loop with a short body is not worth a GPU kernel whatever its trip count.")  # fmt: skip
+_entry("OffloadProfitable", PASSED, ("profitability",), GPU,
+       "At the sizes known when compiling, the loop nest does enough work to pay for a GPU "
+       "kernel.")  # fmt: skip
+_entry("RuntimeOffloadCheck", ANALYSIS, ("profitability",), GPU,
+       "The amount of work depends on sizes known only when the program runs.",
+       "The generated host code computes the estimate shown in the message first and runs the "
+       "original loops on the CPU when it is below the threshold.")  # fmt: skip
+
+# ---------------------------------------------------------------------------------------- CPU
+
+_entry("CpuCode", PASSED, ("c-codegen",), CPU,
+       "`hexplore compile --target c` replaced this loop nest by tiled C; with `--openmp` the "
+       "message says how many loops run in parallel (`#pragma omp parallel for`).")  # fmt: skip
+_entry("TilingNotFaster", MISSED, ("cpu-run",), CPU,
+       "On this machine, at these sizes, the tiled loops were not the fastest of the variants "
+       "hexplore timed, so it runs the one the message names (untiled, distributed, or the loops "
+       "as written).",
+       "The message lists each variant's time. Small sizes often make tiling not worth it.")  # fmt: skip
+_entry("ParallelNotFaster", MISSED, ("cpu-run",), CPU,
+       "The parallel loops were slower on several threads than on one: each runs too briefly to "
+       "pay for waking the other threads, so hexplore runs them on one.")  # fmt: skip
+
+# ---------------------------------------------------------------------------------- derivatives
+
+_entry("Activity", ANALYSIS, ("ad",), AD,
+       "Which variables carry a derivative from the `--wrt` inputs to the outputs (active), and "
+       "which floating-point variables do not (inactive: no derivative code for them).")  # fmt: skip
+_entry("NonDifferentiable", ANALYSIS, ("ad",), AD,
+       "An operation on the path from `--wrt` to the outputs has no useful derivative (an integer "
+       "operator, a cast that drops the fraction, a call hexplore cannot see into): its derivative "
+       "is taken as zero.")  # fmt: skip
+_entry("Recomputed", ANALYSIS, ("ad",), AD,
+       "The reverse sweep recomputes this value from its inputs instead of storing it: cheaper "
+       "than a tape (no memory), and its inputs are not overwritten.")  # fmt: skip
+_entry("Taped", ANALYSIS, ("ad",), AD,
+       "This value is overwritten before the reverse sweep needs it, so the forward sweep keeps "
+       "one copy per iteration in a tape array (the message names it and its size).")  # fmt: skip
+_entry("AdjointReduction", ANALYSIS, ("ad",), AD,
+       "In the adjoint of this statement, several iterations of a parallel loop add into the same "
+       "derivative element: a reduction (atomic additions on a GPU).")  # fmt: skip
+_entry("AdjointNoAtomics", ANALYSIS, ("ad",), AD,
+       "In the adjoint of this statement, each derivative element is updated by one iteration of "
+       "the parallel loops, so a plain `+=` suffices (no atomics).")  # fmt: skip
+_entry("DerivativeIsScop", PASSED, ("ad",), AD,
+       "The derivative function is one modeled loop nest (SCoP) again: it goes through scheduling, "
+       "GPU mapping and code generation like any loop nest.")  # fmt: skip
+_entry("DerivativeNotOneScop", MISSED, ("ad",), AD,
+       "The derivative function is not one modeled loop nest; the message says how many and why, "
+       "so it is not mapped as a whole.")  # fmt: skip
+_entry("DerivativeNotAnalyzed", MISSED, ("ad",), AD,
+       "hexplore could not parse the derivative function it generated (a bug: please report "
+       "it).")  # fmt: skip
+
+REMARK_NAMES: dict[str, RemarkName] = {e.name: e for e in _ENTRIES}
+assert len(REMARK_NAMES) == len(_ENTRIES), "a remark name is registered twice"
+
+# ------------------------------------------------------------------------------------ REMARKS.md
+
+_INTRO = """\
+# hexplore remarks
+
+<!-- Generated by `python -m core_compiler.remark_names --markdown > lsp/REMARKS.md`:
+     edit core_compiler/remark_names.py, not this file. -->
+
+Every diagnostic hexplore shows has a `code`: the stable name of a remark. This page explains each
+one for a C programmer: what it means, and what to change in the code if you want a different
+outcome. Editors link each diagnostic to its section here (`REMARKS.md#Name`).
+
+Severity in the editor: **Error** for syntax errors; **Warning** for a loop nest hexplore could not
+model or offload (*missed*); **Information** for something hexplore did (*passed*); **Hint** for
+facts about your loops (parallelism, dependences, assumptions). Each section below says the
+remark's kind and the passes that emit it.
+
+A *modeled loop nest* (a SCoP, "static control part") is a region whose loops have bounds and
+array subscripts that are affine — sums of loop counters and size parameters times constants —
+and whose statements are assignments. Only modeled nests can be analysed for dependences and
+mapped to a GPU.
+"""
+
+
+def _paragraph(text: str, width: int = 100) -> str:
+    """`text` filled to `width` columns, never breaking a `code span` (a line that starts with
+    ``>`` or ``#`` inside one would not be code any more)."""
+    words: list[str] = []
+    for w in text.split(" "):
+        if words and words[-1].count("`") % 2:
+            words[-1] += " " + w
+        else:
+            words.append(w)
+    lines = [""]
+    for w in words:
+        if lines[-1] and len(lines[-1]) + 1 + len(w) > width:
+            lines.append("")
+        lines[-1] += (" " if lines[-1] else "") + w
+    return "\n".join(lines)
+
+
+def markdown() -> str:
+    """`lsp/REMARKS.md`: one section per heading of `SECTIONS`, one anchored entry per name."""
+    parts = [_INTRO]
+    for section in SECTIONS:
+        parts.append(f"## {section}\n")
+        for e in (e for e in _ENTRIES if e.section == section):
+            passes = ", ".join(f"`{p}`" for p in e.passes)
+            text = f"{e.doc} {e.more}" if e.more else e.doc
+            parts.append(
+                f'<a id="{e.name}"></a>\n### {e.name}\n\n*{e.kind.value}* · {passes}\n\n{_paragraph(text)}\n'
+            )
+    return "\n".join(parts)
+
+
+def main(argv: list[str]) -> int:
+    if argv != ["--markdown"]:
+        print(
+            "usage: python -m core_compiler.remark_names --markdown > lsp/REMARKS.md",
+            file=sys.stderr,
+        )
+        return 2
+    sys.stdout.write(markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -2,6 +2,10 @@
 
 Code map, in the order data flows:
 
+- `api.py`: the faces' one door into the compiler: the plain data they show (`Remark`,
+  `SourceRange`, `PassRecord`, `FileAnalysis`, ...) and the operations they call (analysis,
+  reports, back-end passes, compile, run).
+- `commands.py`: the drivers of the `hexplore` subcommands (`tui/cli.py` parses and prints).
 - `workspace.py`: open documents (URI -> text, version), `Workspace.analyze` (one version of one
   document, cancellable), the latest analyses, pass traces and artifacts per function.
 - `parsing.py`: one libclang translation unit per document, reparsed on edits (precompiled
@@ -16,7 +20,11 @@ Code map, in the order data flows:
   differential run of a function on top of it.
 
 *Architecture invariant:* explorer imports core_compiler and nothing of lsp/ or tui/; it never
-imports pygls, lsprotocol or textual. Positions are the core's (1-based lines, byte columns).
+imports pygls, lsprotocol or textual. lsp/ and tui/ import explorer, never core_compiler
+(`tests/test_layering.py`). Positions are the core's (1-based lines, byte columns).
+
+This file imports nothing, so that a worker process loading `explorer.jobs` does not load the
+compiler with it; import `explorer.api` for the compiler's types and operations.
 
 *Architecture invariant:* an incremental analysis equals a from-scratch one (the robustness tests
 check this on random edits); the cache is an optimisation, never a source of different answers.

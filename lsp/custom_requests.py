@@ -10,9 +10,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from core_compiler.passes import PassRecord
-from core_compiler.pipeline import artifact_language
-from core_compiler.remarks import RemarkKind
+from explorer.api import PassRecord, RemarkKind, artifact_language
 from explorer.running import RunReport
 from explorer.schedule_tree import ScheduleNode
 from explorer.workspace import DocumentAnalysis

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from core_compiler.remarks import Remark, RemarkKind
-from core_compiler.source import SourceRange
+from explorer.api import Remark, RemarkKind, SourceRange
 from explorer.workspace import DocumentAnalysis
 from lsp.positions import LineIndex
 

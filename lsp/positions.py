@@ -12,7 +12,7 @@ import re
 
 from lsprotocol import types
 
-from core_compiler.source import SourceRange
+from explorer.api import SourceRange
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 

@@ -35,8 +35,8 @@ from pygls.protocol import (
     default_converter,
 )
 
-from core_compiler.errors import UsageError
 from explorer import running
+from explorer.api import UsageError
 from explorer.errors import Cancelled, UnknownDocument
 from explorer.jobs import JobRunner
 from explorer.schedule_tree import schedule_tree

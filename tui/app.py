@@ -35,8 +35,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from core_compiler.frontend import ParseOptions
-from core_compiler.passes import PassRecord
+from explorer.api import ParseOptions, PassRecord
 from tui.backend_views import ISL_LOCK, TARGETS, BackendViews, compute_backend_views
 from tui.code_view import CodeTabs
 from tui.commands import HexploreCommands

@@ -1,7 +1,7 @@
 """The back-end views of one function, computed together off the UI thread.
 
-`compute_backend_views` runs `core_compiler.pipeline.backend` (schedule, GPU mapping, CUDA,
-OpenCL, LLVM IR, PTX per SCoP), the generated C of the function (`compile_file(..., "c")`), the
+`compute_backend_views` runs `explorer.api.backend` (schedule, GPU mapping, CUDA,
+OpenCL, LLVM IR, PTX per SCoP), the generated C of the function (`function_c`), the
 schedule tree with its kernels, and the source-to-generated-code line map of each target. No
 textual here: the app calls it from a worker thread and shows the result.
 
@@ -15,10 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core_compiler.analysis import FileAnalysis, FunctionAnalysis
-from core_compiler.passes import PassRecord
-from core_compiler.pipeline import ScopUnit, backend
-from core_compiler.schedule import tree_json
+from explorer.api import FunctionAnalysis, PassRecord, ScopUnit, backend, function_c, tree_json
 from tui.codemap import StatementSpan, generated_lines, statement_spans
 
 ISL_LOCK = threading.Lock()
@@ -95,13 +92,11 @@ def _code_view(
 
 
 def _c_view(path: str, text: str, fa: FunctionAnalysis, spans: tuple[StatementSpan, ...]) -> CodeView:
-    from core_compiler.compile import compile_file
-
     target = TARGETS[2]
     if not fa.scops:
         return CodeView(target, f"`{fa.function.name}` has no SCoP: nothing was generated", is_code=False)
     try:
-        files = compile_file(FileAnalysis(path, (fa,), ()), "c", text=text).files
+        files = function_c(path, text, fa)
     except Exception as e:  # a codegen bug is shown in the tab, not raised into the UI
         return CodeView(target, f"C generation failed: {type(e).__name__}: {e}", is_code=False)
     body = next(iter(files.values()))

@@ -15,20 +15,17 @@ import os
 import sys
 from collections.abc import Sequence
 
-from core_compiler.analysis import FileAnalysis, analyze_file
-from core_compiler.codegen.c import COptions
-from core_compiler.compile import TARGETS, compile_file
-from core_compiler.cpu import CpuOptions
-from core_compiler.errors import UsageError
-from core_compiler.frontend import ParseOptions
-from core_compiler.gpu import MappingOptions
-from core_compiler.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
-from core_compiler.passes import Trace
-from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
-from core_compiler.report import FORMATS, remark_text, render_report
-from core_compiler.runtime.footprint import default_sizes
-from core_compiler.runtime.run import DEFAULT_SIZE, DEVICES, RunReport, run_function
-from core_compiler.sizes import SizesError, parse_sizes
+from explorer import commands
+from explorer.api import (
+    DEFAULT_SIZE,
+    DEVICES,
+    FORMATS,
+    TARGETS,
+    ParseOptions,
+    remark_text,
+    render_report,
+)
+from explorer.commands import DEFAULT_MAX_SHARED_BYTES, CommandError, CompileSettings
 
 SUBCOMMANDS = ("analyze", "compile", "tui", "grad", "run")
 
@@ -81,52 +78,47 @@ def _read(path: str) -> str | None:
         return None
 
 
+def _parse_options(args: argparse.Namespace) -> ParseOptions:
+    return ParseOptions(tuple(args.include), tuple(args.define))
+
+
+def _error(e: CommandError) -> int:
+    print(f"hexplore: error: {e}", file=sys.stderr)
+    return 2
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     text = _read(args.file)
     if text is None:
         return 2
-    opts = ParseOptions(tuple(args.include), tuple(args.define))
-    fa = analyze_file(args.file, text, opts, only=args.function)
-    if args.function and not fa.functions:
-        print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
-        return 2
+    try:
+        fa = commands.analyze(args.file, text, _parse_options(args), args.function)
+    except CommandError as e:
+        return _error(e)
     sys.stdout.write(render_report(fa, args.format))
     if args.gpu and args.format == "text":
-        sys.stdout.write(gpu_report(fa))
+        sys.stdout.write(commands.gpu_report(fa))
     return 0
-
-
-def gpu_report(fa: FileAnalysis) -> str:
-    """Per SCoP: the schedule tree and how its kernels are mapped (``hexplore analyze --gpu``)."""
-    out = []
-    for f in fa.functions:
-        for sa in f.scops:
-            trace = Trace()
-            run_passes(ScopUnit(sa, ""), GpuOptions().passes(), trace)
-            schedule, mapping = trace.records
-            out.append(f"\n{sa.scop.name}: schedule tree\n{schedule.text}")
-            out.append(f"{sa.scop.name}: GPU kernels\n{mapping.text}")
-            out += [remark_text(r) + "\n" for r in mapping.remarks]
-    return "".join(out)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
     text = _read(args.file)
     if text is None:
         return 2
-    fa = analyze_file(args.file, text, ParseOptions(tuple(args.include), tuple(args.define)), only=args.function)
-    if args.openmp and args.target != "c":
-        print("hexplore: error: --openmp needs --target c", file=sys.stderr)
-        return 2
+    settings = CompileSettings(
+        target=args.target,
+        tile_size=args.tile_size,
+        sizes=args.sizes,
+        always_offload=args.always_offload,
+        shared_memory=not args.no_shared_memory,
+        private_memory=not args.no_private_memory,
+        max_shared_memory=args.max_shared_memory,
+        openmp=args.openmp,
+    )
     try:
-        sizes = parse_sizes(args.sizes) if args.sizes else {}
-    except SizesError as e:
-        print(f"hexplore: error: {e}", file=sys.stderr)
-        return 2
-    memory = MemoryOptions(not args.no_shared_memory, not args.no_private_memory, args.max_shared_memory)
-    mapping = MappingOptions(tile_size=args.tile_size, sizes=sizes, memory=memory)
-    c_options = COptions(CpuOptions(tile_size=args.tile_size), openmp=args.openmp)
-    result = compile_file(fa, args.target, GpuOptions(mapping=mapping), c_options=c_options, text=text, always_offload=args.always_offload)
+        result = commands.compile_source(args.file, text, _parse_options(args), args.function, settings)
+    except CommandError as e:
+        return _error(e)
     for r in result.remarks:
         print(remark_text(r), file=sys.stderr)
     for name, body in result.files.items():
@@ -149,11 +141,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
     # Imported here so that `hexplore analyze` never pays for loading textual.
     from tui.app import HexploreApp
 
-    opts = ParseOptions(tuple(args.include), tuple(args.define))
-    app = HexploreApp(args.file, text, opts, function=args.function)
+    app = HexploreApp(args.file, text, _parse_options(args), function=args.function)
     if args.function and app.session.function(args.function) is None:
-        print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
-        return 2
+        return _error(commands.missing_function(args.file, args.function))
     app.run()
     return 0
 
@@ -171,51 +161,30 @@ def _grad_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 def cmd_grad(args: argparse.Namespace) -> int:
     """`hexplore grad`: print the derivative; with --check, test it and exit 1 when it fails."""
-    from core_compiler.ad import NotDifferentiable, differentiate
-    from core_compiler.ad.check import check_gradients
-
     text = _read(args.file)
     if text is None:
         return 2
     if not args.function:
         print("hexplore: error: grad needs --function NAME", file=sys.stderr)
         return 2
-    opts = ParseOptions(tuple(args.include), tuple(args.define))
-    wrt = tuple(w.strip() for w in args.wrt.split(",") if w.strip())
-    of = tuple(o.strip() for o in args.of.split(",") if o.strip()) if args.of else None
-    try:
-        d = differentiate(args.file, args.function, wrt, of, args.mode, text=text, parse_options=opts)
-    except NotDifferentiable as e:
-        for r in e.remarks:
-            print(remark_text(r), file=sys.stderr)
-        print(f"hexplore: error: {e}", file=sys.stderr)
-        return 1
-    for r in d.remarks:
+    req = commands.grad_request(args.file, text, _parse_options(args), args.function, args.wrt, args.of, args.mode)
+    g = commands.gradient(req)
+    for r in g.remarks:
         print(remark_text(r), file=sys.stderr)
-    if args.target == "c":
-        sys.stdout.write(d.source)
-    else:
-        fa = analyze_file(args.file, d.translation_unit, opts, only=d.core)
-        for name, body in compile_file(fa, args.target, always_offload=True).files.items():
-            sys.stdout.write(f"// ===== {name}\n{body}")
+    if g.derivative is None:
+        print(f"hexplore: error: {g.error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(commands.derivative_code(req, g.derivative, args.target))
     if not args.check:
         return 0
     try:
-        params = {k.strip(): int(v) for k, v in (p.split("=", 1) for p in args.param)}
-    except ValueError:
-        print("hexplore: error: --param takes NAME=INTEGER", file=sys.stderr)
-        return 2
+        params = commands.grad_params(args.param)
+    except CommandError as e:
+        return _error(e)
     failed = False
-    for backend in ("c", "opencl"):
-        try:
-            result = check_gradients(args.file, args.function, wrt, params, of=of, backend=backend,
-                                     text=text, parse=opts)  # fmt: skip
-        except (NotDifferentiable, UsageError) as e:
-            print(f"check [{backend}]: not run: {e}")
-            failed = failed or backend == "c"
-            continue
-        print(f"check: {result.report()}")
-        failed = failed or not result.ok
+    for check in commands.gradient_checks(req, params):
+        print(check.line)
+        failed = failed or check.failed
     return 1 if failed else 0
 
 
@@ -226,73 +195,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     text = _read(args.file)
     if text is None:
         return 2
-    parse = ParseOptions(tuple(args.include), tuple(args.define))
-    fa = analyze_file(args.file, text, parse, only=args.function)
-    if not fa.functions:
-        print(f"hexplore: error: no function named '{args.function}' is defined in '{args.file}'", file=sys.stderr)
-        return 2
     try:
-        given = dict(_param(p) for p in args.param)
-    except ValueError as e:
-        print(f"hexplore: error: {e}", file=sys.stderr)
-        return 2
-    fn = fa.functions[0].function
-    sizes = default_sizes(fn, fa.functions[0].scops, given, DEFAULT_SIZE)
-    for name in sorted(set(given) - set(sizes)):
-        known = ", ".join(sizes) or "none"
-        print(f"hexplore: warning: `{args.function}` has no integer parameter `{name}` (it has: {known}); "
-              f"--param {name}=... is ignored", file=sys.stderr)  # fmt: skip
-    report = run_function(args.file, args.function, args.device, sizes, args.timeout, max(args.repeat, 1), parse)
-    print(json.dumps(report.to_json()) if args.json else run_text(report))
+        plan = commands.plan_run(args.file, text, _parse_options(args), args.function, args.param)
+    except CommandError as e:
+        return _error(e)
+    for warning in plan.warnings:
+        print(f"hexplore: warning: {warning}", file=sys.stderr)
+    report = commands.run(plan, args.device, args.timeout, args.repeat)
+    print(json.dumps(report.to_json()) if args.json else commands.run_text(report))
     if report.message and not report.match and report.optimized_s == 0.0:
         return 2 if args.device == "cuda" else 1
     return 1 if args.check and not report.match else 0
-
-
-def _param(text: str) -> tuple[str, int]:
-    name, sep, value = text.partition("=")
-    if not sep or not name or not value.lstrip("-").isdigit():
-        raise ValueError(f"--param expects NAME=INTEGER, got '{text}'")
-    return name, int(value)
-
-
-def run_text(r: RunReport) -> str:
-    params = ", ".join(f"{k}={v}" for k, v in r.params.items())
-    if r.optimized_s == 0.0 and r.message:
-        return f"{r.function} on {r.device} ({params}): {r.message}"
-    verdict = "results match" if r.match else f"RESULTS DIFFER\n{r.message}"
-    runs = f", fastest of {r.runs} runs" if r.runs > 1 else ""
-    return (
-        f"{r.function} on {r.device} ({params}{runs})\n"
-        f"  reference (C compiler)  {r.reference_s * 1e3:10.3f} ms\n"
-        f"  hexplore                {r.optimized_s * 1e3:10.3f} ms   speedup {r.speedup:.2f}x\n"
-        f"  {transfer_text(r)}\n"
-        f"  {verdict} (max abs error {r.max_abs_error:.3g})"
-        + (f"\n  ran the {r.variant} code" + (f": {r.note}" if r.note else "") if r.variant else "")
-    )
-
-
-def transfer_text(r: RunReport) -> str:
-    """What moved between host and device, e.g. "moved 24.0 MB (first run), 8.0 MB per later
-    run: read-only arrays stayed on the device"."""
-    if r.device == "cpu":
-        return "no transfers: the code runs in host memory"
-    first = f"moved {byte_size(r.bytes_transferred)}"
-    later = r.bytes_transferred_repeat
-    if later is None:
-        return f"{first} between host and device"
-    text = f"{first} (first run), {byte_size(later)} per later run"
-    if later < r.bytes_transferred:
-        return f"{text}: read-only arrays stayed on the device"
-    return f"{text}: every array copied in is also written, so it moves again"
-
-
-def byte_size(n: int) -> str:
-    """``512 bytes``, ``43.8 kB``, ``24.0 MB``, ``1.5 GB`` (decimal units)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} bytes"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,8 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from core_compiler.analysis import FunctionAnalysis
-from core_compiler.source import SourceRange
+from explorer.api import FunctionAnalysis, SourceRange
 
 _SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
 _PROMOTED = re.compile(r"\b(?:shared|private)_(?=[A-Za-z_])")

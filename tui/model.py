@@ -11,10 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file
-from core_compiler.frontend import ParseOptions
-from core_compiler.passes import PassRecord
-from core_compiler.runtime.footprint import default_sizes
+from explorer.api import (
+    FileAnalysis,
+    FunctionAnalysis,
+    ParseOptions,
+    PassRecord,
+    analyze_file,
+    default_sizes,
+)
 
 DEFAULT_SIZE = 32
 
@@ -57,7 +61,7 @@ def visible_passes(trace: Sequence[PassRecord], hide_unchanged: bool) -> list[in
 
 def size_params(fa: FunctionAnalysis) -> dict[str, int]:
     """The integer inputs with a default size: `matmul(int n, ...)` gives `{"n": 32}`
-    (`core_compiler.runtime.footprint.default_sizes`: smaller where fixed-size arrays need it)."""
+    (`explorer.api.default_sizes`: smaller where fixed-size arrays need it)."""
     return default_sizes(fa.function, fa.scops, {}, DEFAULT_SIZE)
 
 

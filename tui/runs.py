@@ -3,7 +3,7 @@
 - ``cpu``: hexplore's code JIT-compiled by LLVM (the fastest of its tiled, untiled, unroll-and-jammed and source-order
   variants, OpenMP-parallel), against the C compiler's build of the original.
 - ``opencl``: the generated OpenCL on PoCL's CPU device (kernel and copy times, bytes moved).
-- ``gpu``: LLVM's PTX through pycuda on an NVIDIA GPU; `core_compiler.runtime.run.cuda_unavailable`
+- ``gpu``: LLVM's PTX through pycuda on an NVIDIA GPU; `explorer.api.cuda_unavailable`
   says what is missing where it cannot run.
 
 Every failure comes back as a `RunResult` with a message; nothing here raises.
@@ -15,8 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from core_compiler.frontend import ParseOptions
-from core_compiler.runtime.run import cuda_unavailable
+from explorer.api import ParseOptions, cuda_unavailable
 
 DEVICES = {"cpu": "CPU (LLVM JIT)", "opencl": "OpenCL (PoCL)", "gpu": "GPU (CUDA)"}
 Progress = Callable[[str], None]
@@ -47,10 +46,10 @@ class RunResult:
 
 def run_function(device: str, path: str, function: str, params: Mapping[str, int], progress: Progress,
                  parse: ParseOptions | None = None) -> RunResult:  # fmt: skip
-    """`core_compiler.runtime.run.run_function`: a worker process with a time limit, so a crash or
+    """`explorer.api.run_function`: a worker process with a time limit, so a crash or
     an endless loop in generated code comes back as a message and never takes the UI down."""
-    from core_compiler.runtime.run import NOT_CHECKABLE
-    from core_compiler.runtime.run import run_function as run_in_worker
+    from explorer.api import NOT_CHECKABLE
+    from explorer.api import run_function as run_in_worker
 
     start = time.perf_counter()
     if device == "gpu" and (why := cuda_unavailable()):

@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from core_compiler.remarks import Remark
+from explorer.api import Remark
 
 # Worst kind wins the gutter: a Missed remark outranks an Analysis one on the same line.
 MARKERS = {"Missed": ("✗", "bold red"), "Passed": ("✓", "bold green"), "Analysis": ("●", "cyan")}

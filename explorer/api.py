@@ -1,0 +1,86 @@
+"""The one door from the faces (`tui/`, `lsp/`) into the compiler: the plain data they show and
+the operations they call. A face imports `explorer` modules only, never `core_compiler`
+(`tests/test_layering.py` checks it); what it needs of the compiler is named here.
+
+Data (frozen dataclasses with source ranges; positions are 1-based lines and byte columns):
+
+- `Remark`, `RemarkKind`, `SourceRange`: what every decision is said as, and where.
+- `FileAnalysis`, `FunctionAnalysis`: one file's analysis, per function (`analyze_file`).
+- `ParseOptions`: include directories and macros (`-I`, `-D`).
+- `PassRecord`: one pass of a trace (name, SCoP, options, artifact text, remarks, time).
+- `Backend`, `ScopUnit`: the back-end pipeline's records and, per SCoP, what its passes built.
+- `UsageError` (the request was wrong), `HexploreError` (the root of the compiler's errors).
+
+Operations:
+
+- `analyze_file(path, text, options, only=None)`: the analysis pipeline; user input never raises.
+- `render_report(fa, fmt)` in `FORMATS` (text, json, yaml, sarif); `remark_text(r)`, one line.
+- `backend(fn, options=None, source=None, on_pass=None)`: the editor pipeline of a function
+  (schedule, GPU mapping, CUDA, OpenCL, LLVM IR, PTX per SCoP; `ad` when `source` is given);
+  `tree_json(node)`: a schedule tree as plain data; `artifact_language(pass_name)`.
+- `compile_file(fa, target, ...)` for `TARGETS`; `function_c(path, text, fn)`: the tiled C of one
+  function's file.
+- `run_function(path, function, device, params, ...)`: the original against hexplore's code on
+  one of `DEVICES`, in a worker process with a time limit (`RunReport`; `NOT_CHECKABLE` begins
+  the message of a run that could not be checked); `cuda_unavailable()`; `default_sizes(...)`.
+
+The `hexplore` subcommands' drivers are in `explorer/commands.py`.
+"""
+
+from __future__ import annotations
+
+from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file
+from core_compiler.compile import TARGETS, compile_file
+from core_compiler.errors import HexploreError, UsageError
+from core_compiler.frontend import ParseOptions
+from core_compiler.passes import PassRecord
+from core_compiler.pipeline import Backend, ScopUnit, artifact_language, backend
+from core_compiler.remarks import Remark, RemarkKind
+from core_compiler.report import FORMATS, remark_text, render_report
+from core_compiler.runtime.footprint import default_sizes
+from core_compiler.runtime.run import (
+    DEFAULT_SIZE,
+    DEVICES,
+    NOT_CHECKABLE,
+    cuda_unavailable,
+    run_function,
+)
+from core_compiler.schedule import tree_json
+from core_compiler.source import SourceRange
+
+
+def function_c(path: str, text: str, fn: FunctionAnalysis) -> dict[str, str]:
+    """`hexplore compile --target c` of the file `text` with only `fn`'s loop nests replaced:
+    ``{"<stem>.hexplore.c": source}``."""
+    return compile_file(FileAnalysis(path, (fn,), ()), "c", text=text).files
+
+
+__all__ = [
+    "DEFAULT_SIZE",
+    "DEVICES",
+    "FORMATS",
+    "NOT_CHECKABLE",
+    "TARGETS",
+    "Backend",
+    "FileAnalysis",
+    "FunctionAnalysis",
+    "HexploreError",
+    "ParseOptions",
+    "PassRecord",
+    "Remark",
+    "RemarkKind",
+    "ScopUnit",
+    "SourceRange",
+    "UsageError",
+    "analyze_file",
+    "artifact_language",
+    "backend",
+    "compile_file",
+    "cuda_unavailable",
+    "default_sizes",
+    "function_c",
+    "remark_text",
+    "render_report",
+    "run_function",
+    "tree_json",
+]

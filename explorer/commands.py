@@ -1,0 +1,273 @@
+"""The drivers of the `hexplore` subcommands: each builds the compiler's options from what the
+command line gave, runs the pipeline (`core_compiler/pipeline.py`) and says what to print.
+`tui/cli.py` parses the arguments, prints what these return and chooses the exit code; nothing
+here writes to a stream or reads a file.
+
+A request the user got wrong raises `CommandError`; the CLI prints ``hexplore: error: <message>``
+and exits 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core_compiler.analysis import FileAnalysis, analyze_file
+from core_compiler.codegen.c import COptions
+from core_compiler.compile import CompileResult, compile_file
+from core_compiler.cpu import CpuOptions
+from core_compiler.errors import UsageError
+from core_compiler.frontend import ParseOptions
+from core_compiler.gpu import MappingOptions
+from core_compiler.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
+from core_compiler.passes import Trace
+from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
+from core_compiler.remarks import Remark
+from core_compiler.report import remark_text
+from core_compiler.runtime.footprint import default_sizes
+from core_compiler.runtime.run import DEFAULT_SIZE, RunReport, run_function
+from core_compiler.sizes import SizesError, parse_sizes
+
+if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`
+    from core_compiler.ad import Derivative
+
+
+class CommandError(UsageError):
+    """The command line asks for what cannot be done (``hexplore: error: <message>``, exit 2)."""
+
+
+def missing_function(path: str, function: str) -> CommandError:
+    return CommandError(f"no function named '{function}' is defined in '{path}'")
+
+
+def files_text(files: Mapping[str, str]) -> str:
+    """Generated files one after the other, each under a ``// ===== <name>`` line."""
+    return "".join(f"// ===== {name}\n{body}" for name, body in files.items())
+
+
+# ------------------------------------------------------------------------------- analyze
+
+
+def analyze(path: str, text: str, parse: ParseOptions, function: str | None = None) -> FileAnalysis:
+    """The analysis `hexplore analyze` reports: of `function` only when given (it must exist)."""
+    fa = analyze_file(path, text, parse, only=function)
+    if function and not fa.functions:
+        raise missing_function(path, function)
+    return fa
+
+
+def gpu_report(fa: FileAnalysis) -> str:
+    """Per SCoP: the schedule tree and how its kernels are mapped (``hexplore analyze --gpu``)."""
+    out = []
+    for f in fa.functions:
+        for sa in f.scops:
+            trace = Trace()
+            run_passes(ScopUnit(sa, ""), GpuOptions().passes(), trace)
+            schedule, mapping = trace.records
+            out.append(f"\n{sa.scop.name}: schedule tree\n{schedule.text}")
+            out.append(f"{sa.scop.name}: GPU kernels\n{mapping.text}")
+            out += [remark_text(r) + "\n" for r in mapping.remarks]
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------- compile
+
+
+@dataclass(frozen=True)
+class CompileSettings:
+    """`hexplore compile`'s options as the command line gives them, with its defaults."""
+
+    target: str = "cuda"  # one of `core_compiler.compile.TARGETS`
+    tile_size: int = 32
+    sizes: str | None = None  # PPCG syntax: "{kernel[0]->tile[32,32];kernel[0]->block[32,8]}"
+    always_offload: bool = False  # GPU code even where the profitability model says CPU
+    shared_memory: bool = True
+    private_memory: bool = True
+    max_shared_memory: int = DEFAULT_MAX_SHARED_BYTES  # per block
+    openmp: bool = False  # target c: `#pragma omp parallel for` on parallel loops
+
+
+def compile_source(
+    path: str, text: str, parse: ParseOptions, function: str | None, settings: CompileSettings
+) -> CompileResult:
+    """`hexplore compile`: the generated files (name -> text) and a remark per decision."""
+    if settings.openmp and settings.target != "c":
+        raise CommandError("--openmp needs --target c")
+    try:
+        sizes = parse_sizes(settings.sizes) if settings.sizes else {}
+    except SizesError as e:
+        raise CommandError(str(e)) from e
+    fa = analyze_file(path, text, parse, only=function)
+    memory = MemoryOptions(settings.shared_memory, settings.private_memory, settings.max_shared_memory)
+    mapping = MappingOptions(tile_size=settings.tile_size, sizes=sizes, memory=memory)
+    c_options = COptions(CpuOptions(tile_size=settings.tile_size), openmp=settings.openmp)
+    return compile_file(fa, settings.target, GpuOptions(mapping=mapping), c_options=c_options, text=text,
+                        always_offload=settings.always_offload)  # fmt: skip
+
+
+# ------------------------------------------------------------------------------- run
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What `hexplore run` runs: one function at these sizes, and the warnings to give first."""
+
+    path: str
+    function: str
+    parse: ParseOptions
+    sizes: dict[str, int]
+    warnings: tuple[str, ...]
+
+
+def plan_run(path: str, text: str, parse: ParseOptions, function: str, params: Sequence[str]) -> RunPlan:
+    """Sizes from ``--param NAME=VALUE``; the others `DEFAULT_SIZE`, halved while the loops would
+    run past an array of fixed size. A parameter the function does not have is a warning."""
+    fa = analyze_file(path, text, parse, only=function)
+    if not fa.functions:
+        raise missing_function(path, function)
+    try:
+        given = dict(_param(p) for p in params)
+    except ValueError as e:
+        raise CommandError(str(e)) from e
+    fn = fa.functions[0]
+    sizes = default_sizes(fn.function, fn.scops, given, DEFAULT_SIZE)
+    known = ", ".join(sizes) or "none"
+    warnings = tuple(
+        f"`{function}` has no integer parameter `{name}` (it has: {known}); --param {name}=... is ignored"
+        for name in sorted(set(given) - set(sizes))
+    )
+    return RunPlan(path, function, parse, sizes, warnings)
+
+
+def _param(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value.lstrip("-").isdigit():
+        raise ValueError(f"--param expects NAME=INTEGER, got '{text}'")
+    return name, int(value)
+
+
+def run(plan: RunPlan, device: str, timeout_s: float, repeat: int) -> RunReport:
+    """The original and hexplore's code on `device`, `repeat` times in one worker process."""
+    return run_function(plan.path, plan.function, device, plan.sizes, timeout_s, max(repeat, 1), plan.parse)
+
+
+def run_text(r: RunReport) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in r.params.items())
+    if r.optimized_s == 0.0 and r.message:
+        return f"{r.function} on {r.device} ({params}): {r.message}"
+    verdict = "results match" if r.match else f"RESULTS DIFFER\n{r.message}"
+    runs = f", fastest of {r.runs} runs" if r.runs > 1 else ""
+    return (
+        f"{r.function} on {r.device} ({params}{runs})\n"
+        f"  reference (C compiler)  {r.reference_s * 1e3:10.3f} ms\n"
+        f"  hexplore                {r.optimized_s * 1e3:10.3f} ms   speedup {r.speedup:.2f}x\n"
+        f"  {transfer_text(r)}\n"
+        f"  {verdict} (max abs error {r.max_abs_error:.3g})"
+        + (f"\n  ran the {r.variant} code" + (f": {r.note}" if r.note else "") if r.variant else "")
+    )
+
+
+def transfer_text(r: RunReport) -> str:
+    """What moved between host and device, e.g. "moved 24.0 MB (first run), 8.0 MB per later
+    run: read-only arrays stayed on the device"."""
+    if r.device == "cpu":
+        return "no transfers: the code runs in host memory"
+    first = f"moved {byte_size(r.bytes_transferred)}"
+    later = r.bytes_transferred_repeat
+    if later is None:
+        return f"{first} between host and device"
+    text = f"{first} (first run), {byte_size(later)} per later run"
+    if later < r.bytes_transferred:
+        return f"{text}: read-only arrays stayed on the device"
+    return f"{text}: every array copied in is also written, so it moves again"
+
+
+def byte_size(n: int) -> str:
+    """``512 bytes``, ``43.8 kB``, ``24.0 MB``, ``1.5 GB`` (decimal units)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+# ------------------------------------------------------------------------------- grad
+
+
+@dataclass(frozen=True)
+class GradRequest:
+    path: str
+    text: str
+    parse: ParseOptions
+    function: str
+    wrt: tuple[str, ...]  # differentiate with respect to these parameters
+    of: tuple[str, ...] | None  # these outputs (None: every floating-point array it writes)
+    mode: str = "reverse"  # or "forward"
+
+
+def grad_request(
+    path: str, text: str, parse: ParseOptions, function: str, wrt: str, of: str | None, mode: str
+) -> GradRequest:
+    """From the command line's lists: ``--wrt "A, x"`` is ``("A", "x")``."""
+    return GradRequest(path, text, parse, function, _names(wrt), _names(of) if of else None, mode)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(w.strip() for w in text.split(",") if w.strip())
+
+
+@dataclass(frozen=True)
+class Gradient:
+    """The derivative's remarks, and the derivative or (`error`) why there is none."""
+
+    remarks: tuple[Remark, ...]
+    derivative: Derivative | None
+    error: str = ""
+
+
+def gradient(req: GradRequest) -> Gradient:
+    from core_compiler.ad import NotDifferentiable, differentiate
+
+    try:
+        d = differentiate(req.path, req.function, req.wrt, req.of, req.mode, text=req.text, parse_options=req.parse)
+    except NotDifferentiable as e:
+        return Gradient(tuple(e.remarks), None, str(e))
+    return Gradient(tuple(d.remarks), d)
+
+
+def derivative_code(req: GradRequest, d: Derivative, target: str) -> str:
+    """`target` c: the derivative C itself; cuda or opencl: the derivative mapped to the GPU."""
+    if target == "c":
+        return d.source
+    fa = analyze_file(req.path, d.translation_unit, req.parse, only=d.core)
+    return files_text(compile_file(fa, target, always_offload=True).files)
+
+
+def grad_params(params: Sequence[str]) -> dict[str, int]:
+    """``--param NAME=VALUE`` of `hexplore grad --check`."""
+    try:
+        return {k.strip(): int(v) for k, v in (p.split("=", 1) for p in params)}
+    except ValueError:
+        raise CommandError("--param takes NAME=INTEGER") from None
+
+
+@dataclass(frozen=True)
+class GradCheck:
+    line: str  # what to print
+    failed: bool
+
+
+def gradient_checks(req: GradRequest, params: Mapping[str, int]) -> Iterator[GradCheck]:
+    """Finite-difference and dot-product tests of the C and the OpenCL derivative, each as it
+    finishes. A check that cannot run fails on C (the derivative itself), not on OpenCL."""
+    from core_compiler.ad import NotDifferentiable
+    from core_compiler.ad.check import check_gradients
+
+    for backend in ("c", "opencl"):
+        try:
+            result = check_gradients(req.path, req.function, req.wrt, params, of=req.of, backend=backend,
+                                     text=req.text, parse=req.parse)  # fmt: skip
+        except (NotDifferentiable, UsageError) as e:
+            yield GradCheck(f"check [{backend}]: not run: {e}", backend == "c")
+            continue
+        yield GradCheck(f"check: {result.report()}", not result.ok)

@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from core_compiler.errors import SizesError
+
 Sizes = dict[int | None, dict[str, tuple[int, ...]]]
 """Kernel index (None: every kernel) -> {"tile" | "block" | "grid": sizes, outermost first}."""
 
@@ -25,10 +27,6 @@ MAX_DIMS = {"block": 3, "grid": 2}  # CUDA's thread block has 3 dimensions; PPCG
 _TOKEN = re.compile(
     r"\s*(?:(?P<name>[A-Za-z_]\w*)|(?P<int>\d+)|(?P<punct>->|[{}\[\];,])|(?P<bad>\S))"
 )
-
-
-class SizesError(ValueError):
-    """A malformed ``--sizes`` string; the message names the bad part and its column."""
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from core_compiler.errors import NotCheckable
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.differential import NotCheckable, check_opencl
+from core_compiler.runtime.differential import check_opencl
 from tests.helpers import analyze, named, range_of, runs_everywhere
 
 GUARDS = """

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core_compiler.sizes import SizesError, format_sizes, parse_sizes, sizes_for
+from core_compiler.errors import SizesError
+from core_compiler.sizes import format_sizes, parse_sizes, sizes_for
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,6 @@ re-enters hexplore's pipeline, gradient checks, and a JAX-style API (`grad`, `jv
 """
 
 from core_compiler.ad.differentiate import MODES, Derivative, derivative_name, differentiate
-from core_compiler.ad.emit import NotDifferentiable
+from core_compiler.errors import NotDifferentiable
 
 __all__ = ["MODES", "Derivative", "NotDifferentiable", "derivative_name", "differentiate"]

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from core_compiler.ad.differentiate import Derivative, differentiate
-from core_compiler.ad.emit import NotDifferentiable
 from core_compiler.analysis import AnalysisOptions, analyze_file
 from core_compiler.codegen.opencl import generate_opencl
+from core_compiler.errors import NotCheckable, NotDifferentiable
 from core_compiler.frontend import ParseOptions
 from core_compiler.pipeline import gpu_program
-from core_compiler.runtime.differential import NotCheckable, scop_values
+from core_compiler.runtime.differential import scop_values
 from core_compiler.runtime.gpu_opencl import run_program_opencl
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import build_reference, call_reference

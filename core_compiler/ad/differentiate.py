@@ -20,11 +20,12 @@ import islpy as isl
 
 from core_compiler.ad.activity import Activity, analyze_activity, written_params
 from core_compiler.ad.cprint import SourceText
-from core_compiler.ad.emit import PASS, Context, NotDifferentiable, shadow_params
+from core_compiler.ad.emit import PASS, Context, shadow_params
 from core_compiler.ad.forward import tangent_function
 from core_compiler.ad.reverse import TAPE_HELPER, Reverse, Tape
 from core_compiler.analysis import analyze_file
 from core_compiler.deps import compute_dependences
+from core_compiler.errors import NotDifferentiable
 from core_compiler.frontend import ParseOptions, ir, run_frontend
 from core_compiler.remarks import Remark, analysis, missed, passed
 from core_compiler.scop.model import build_model

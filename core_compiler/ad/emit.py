@@ -16,21 +16,13 @@ from dataclasses import dataclass, field
 from core_compiler.ad.activity import Activity
 from core_compiler.ad.cprint import NO_RANGE, CPrinter, SourceText, plus_const
 from core_compiler.deps import Dependences
-from core_compiler.errors import UsageError
+from core_compiler.errors import NotDifferentiable
 from core_compiler.frontend import ir
 from core_compiler.remarks import Remark
 from core_compiler.scop.model import Access, Scop, Statement
 
 Leaf = ir.Var | ir.Subscript
 PASS = "ad"
-
-
-class NotDifferentiable(UsageError):
-    """The function cannot be differentiated as asked; `remarks` say why, with ranges."""
-
-    def __init__(self, message: str, remarks: tuple[Remark, ...] = ()) -> None:
-        super().__init__(message)
-        self.remarks = remarks
 
 
 @dataclass

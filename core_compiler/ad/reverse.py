@@ -31,7 +31,6 @@ from core_compiler.ad.cprint import NO_RANGE, ZERO, add, is_const, mul, substitu
 from core_compiler.ad.emit import (
     Context,
     Leaf,
-    NotDifferentiable,
     block_lines,
     name_of,
     param_text,
@@ -39,6 +38,7 @@ from core_compiler.ad.emit import (
     shadow_params,
 )
 from core_compiler.ad.rules import partials
+from core_compiler.errors import NotDifferentiable
 from core_compiler.frontend import ir
 from core_compiler.remarks import analysis
 from core_compiler.scop.model import Statement

@@ -23,6 +23,7 @@ import llvmlite.ir as ir
 
 from core_compiler.codegen.ast_print import call_parts
 from core_compiler.cpu import contains
+from core_compiler.errors import UnknownUserNode
 from core_compiler.invariant import InvariantElement, LoopFacts
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
@@ -34,10 +35,6 @@ INTERLEAVE = 4  # partial results of a reduction kept in registers
 
 UserHandler = Callable[["AstLowering", str, list[isl.AstExpr], Scope], None]
 MarkHandler = Callable[["AstLowering", isl.AstNode, Scope], None]
-
-
-class UnknownUserNode(KeyError):
-    """A user node whose name is neither a statement nor a registered kind."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from core_compiler.errors import UnsupportedType
+
 _INT_BITS = {
     "_Bool": 8, "bool": 8, "char": 8, "signed char": 8, "unsigned char": 8, "short": 16,
     "unsigned short": 16, "int": 32, "unsigned int": 32, "long": 64, "unsigned long": 64,
@@ -19,10 +21,6 @@ _INT_BITS = {
 }  # fmt: skip
 _RANK = {8: 1, 16: 2, 32: 3, 64: 4}
 FLOATING = ("float", "double")
-
-
-class UnsupportedType(ValueError):
-    """A C type the LLVM backend does not lower (``long double``, ``_Complex``, structs)."""
 
 
 @dataclass(frozen=True)

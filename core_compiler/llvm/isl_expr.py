@@ -17,13 +17,11 @@ from typing import Any
 import islpy as isl
 import llvmlite.ir as ir
 
+from core_compiler.errors import UnknownName
+
 _OP: Any = isl.ast_expr_op_type
 _BOOL_OPS = {_OP.and_, _OP.and_then, _OP.or_, _OP.or_else, _OP.le, _OP.lt, _OP.ge, _OP.gt, _OP.eq}
 _CMP = {_OP.le: "<=", _OP.lt: "<", _OP.ge: ">=", _OP.gt: ">", _OP.eq: "=="}
-
-
-class UnknownName(KeyError):
-    """An isl AST identifier with no value in scope (a bug in the caller's scope)."""
 
 
 def lower_expr(b: ir.IRBuilder, e: isl.AstExpr, names: Mapping[str, ir.Value], ity: ir.IntType) -> ir.Value:

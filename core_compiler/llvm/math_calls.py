@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from core_compiler.errors import UnsupportedCall
 from core_compiler.llvm.c_types import CValue, common_type, convert, is_float, llvm_type
 
 _BASE = frozenset(
@@ -32,10 +33,6 @@ _NVPTX_INTRINSICS = {
     k: _HOST_INTRINSICS[k] for k in ("sqrt", "fabs", "floor", "ceil", "trunc", "fmax", "fmin")
 }
 _ARITY = {"pow": 2, "atan2": 2, "fmax": 2, "fmin": 2, "fmod": 2, "hypot": 2}
-
-
-class UnsupportedCall(ValueError):
-    """A call the LLVM backend cannot lower (not a pure math function it knows)."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import llvmlite.ir as ir
 
 from core_compiler.codegen.statements import ArrayLayout, array_layouts
 from core_compiler.deps import reduction_op
+from core_compiler.errors import UnsupportedExpression
 from core_compiler.frontend import ir as cir
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.c_types import CValue
@@ -45,10 +46,6 @@ class Scope:
 
     def with_int(self, name: str, value: ir.Value) -> Scope:
         return replace(self, ints={**self.ints, name: value})
-
-
-class UnsupportedExpression(ValueError):
-    """A statement expression the LLVM backend does not lower."""
 
 
 class StatementLowering:

@@ -13,6 +13,7 @@ deterministic inputs, and compare.
 
 from __future__ import annotations
 
+from core_compiler.errors import BuildError, LayoutError, OpenCLError, WorkerFailed
 from core_compiler.runtime.compare import ArrayComparison, Comparison, compare_arrays
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.opencl import (
@@ -20,13 +21,11 @@ from core_compiler.runtime.opencl import (
     Launch,
     LaunchTiming,
     LocalArg,
-    OpenCLError,
     OpenCLResult,
     ScalarArg,
     run_opencl,
 )
 from core_compiler.runtime.reference import (
-    BuildError,
     BuildOptions,
     ReferenceLibrary,
     ReferenceResult,
@@ -37,7 +36,6 @@ from core_compiler.runtime.reference import (
 from core_compiler.runtime.signature import (
     ArraySlot,
     Layout,
-    LayoutError,
     ScalarSlot,
     compute_layout,
     layout_for_source,
@@ -45,7 +43,6 @@ from core_compiler.runtime.signature import (
 )
 from core_compiler.runtime.worker import (
     WorkerError,
-    WorkerFailed,
     WorkerResult,
     opencl_in_worker,
     reference_in_worker,

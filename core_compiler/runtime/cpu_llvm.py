@@ -20,6 +20,7 @@ from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
 from core_compiler.codegen.ast_print import evaluate
 from core_compiler.codegen.statements import array_layouts
 from core_compiler.cpu import CpuOptions
+from core_compiler.errors import LayoutError
 from core_compiler.frontend import ParseOptions
 from core_compiler.llvm.cpu import lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, max_threads, scalar_dtype, set_threads
@@ -34,7 +35,7 @@ from core_compiler.runtime.differential import (
 from core_compiler.runtime.footprint import fit_layout
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.reference import BuildOptions, run_reference
-from core_compiler.runtime.signature import Layout, LayoutError, compute_layout, macro_defines
+from core_compiler.runtime.signature import Layout, compute_layout, macro_defines
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 

@@ -23,11 +23,12 @@ from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
 from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
 from core_compiler.cpu import CpuOptions
+from core_compiler.errors import NotCheckable
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.pipeline import GpuOptions, gpu_program
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.device import DeviceRun, DeviceRuntime
-from core_compiler.runtime.footprint import NotCheckable, check_footprint, fit_layout
+from core_compiler.runtime.footprint import check_footprint, fit_layout
 from core_compiler.runtime.gpu_opencl import OpenCLRuntime
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import (

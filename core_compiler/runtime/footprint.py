@@ -12,14 +12,11 @@ from collections.abc import Mapping, Sequence
 import islpy as isl
 
 from core_compiler.analysis import ScopAnalysis
+from core_compiler.errors import LayoutError, NotCheckable
 from core_compiler.frontend import ir
-from core_compiler.runtime.signature import Layout, LayoutError, compute_layout
+from core_compiler.runtime.signature import Layout, compute_layout
 from core_compiler.scop.affine import Affine, isl_name
 from core_compiler.scop.model import Scop
-
-
-class NotCheckable(Exception):
-    """The function is not a single SCoP plus scalar set-up, so the check cannot run."""
 
 
 def fit_layout(fn: ir.Function, scops: tuple[ScopAnalysis, ...], layout: Layout) -> Layout:

@@ -22,15 +22,11 @@ from typing import Any
 import numpy as np
 
 from core_compiler.codegen.opencl import DeviceProgram
-from core_compiler.errors import UsageError
+from core_compiler.errors import CudaError
 from core_compiler.llvm.nvptx import lower_gpu
 from core_compiler.llvm.target import DEFAULT_SM
 from core_compiler.runtime.device import DeviceRun, LaunchTiming, Residency, run_resident
 from core_compiler.runtime.launches import BufferArg, KernelLaunch, ScalarArg, kernel_launches
-
-
-class CudaError(UsageError):
-    """No CUDA device, or PTX the driver does not load."""
 
 
 @functools.cache

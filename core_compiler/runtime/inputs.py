@@ -19,7 +19,8 @@ import zlib
 
 import numpy as np
 
-from core_compiler.runtime.signature import MAX_ARRAY_BYTES, ArraySlot, Layout, LayoutError
+from core_compiler.errors import LayoutError
+from core_compiler.runtime.signature import MAX_ARRAY_BYTES, ArraySlot, Layout
 
 FLOAT_RANGE = (0.5, 1.5)
 INT_RANGE = (1, 10)  # half-open

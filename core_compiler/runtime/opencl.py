@@ -26,20 +26,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyopencl as cl
 
-from core_compiler.errors import UsageError
+from core_compiler.errors import OpenCLError
 from core_compiler.runtime.device import LaunchTiming
 from core_compiler.runtime.launches import BufferArg, ScalarArg
 
 __all__ = [
-    "BufferArg", "Launch", "LaunchTiming", "LocalArg", "OpenCLError", "OpenCLMemory",
+    "BufferArg", "Launch", "LaunchTiming", "LocalArg", "OpenCLMemory",
     "OpenCLResult", "ScalarArg", "build_program", "enqueue_launches", "pocl_device", "run_opencl",
 ]  # fmt: skip
 
 POCL_PLATFORM = "Portable Computing Language"
-
-
-class OpenCLError(UsageError):
-    """No PoCL device, a program that does not build, or an impossible launch."""
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core_compiler.errors import UsageError
+from core_compiler.errors import BuildError, LayoutError
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
-from core_compiler.runtime.signature import ArraySlot, Layout, LayoutError, ScalarSlot
+from core_compiler.runtime.signature import ArraySlot, Layout, ScalarSlot
 
 # Only the trampolines are exported, and the linker drops what they do not reach: a `main` that
 # calls functions of other files of the program (PolyBench's ``polybench_alloc_data``) links.
@@ -46,10 +46,6 @@ BASE_FLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-fvisibility=hidden", "-
 MAIN_RENAME = "-Dmain=hexplore_unused_main"
 BUILD_TIMEOUT_S = 120
 TIMING_BUDGET_S = 1.0  # what `timed_call` spends on calls beyond the first, at most (plus one)
-
-
-class BuildError(UsageError):
-    """The C compiler rejected the source (its diagnostics are in the message)."""
 
 
 @dataclass(frozen=True)

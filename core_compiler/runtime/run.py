@@ -16,10 +16,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core_compiler.errors import UsageError
+from core_compiler.errors import NotCheckable, UsageError
 from core_compiler.frontend import ParseOptions
 from core_compiler.runtime.compare import Comparison
-from core_compiler.runtime.footprint import NotCheckable
 from core_compiler.runtime.worker import run_in_worker
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from core_compiler.errors import UsageError
+from core_compiler.errors import LayoutError
 from core_compiler.frontend import ParseOptions, ir, run_frontend
 
 DEFAULT_MIN_ELEMENTS = 64
@@ -61,10 +61,6 @@ _DTYPES = {
 }
 
 Dim = int | str  # a `shapes` entry: an extent, or arithmetic over integer parameters ("n + 1")
-
-
-class LayoutError(UsageError):
-    """The layout cannot be computed: a missing value, an unsupported type, a bad shape."""
 
 
 @dataclass(frozen=True)

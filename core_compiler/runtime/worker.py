@@ -34,6 +34,7 @@ from typing import IO, Any, Generic, TypeVar
 
 import numpy as np
 
+from core_compiler.errors import WorkerFailed
 from core_compiler.runtime.opencl import Launch, OpenCLResult, run_opencl
 from core_compiler.runtime.reference import BuildOptions, ReferenceResult, run_reference
 from core_compiler.runtime.signature import Layout
@@ -69,12 +70,6 @@ class WorkerResult(Generic[T]):
         if self.error is not None:
             raise WorkerFailed(self.error)
         return self.value  # type: ignore[return-value]
-
-
-class WorkerFailed(RuntimeError):
-    def __init__(self, error: WorkerError) -> None:
-        super().__init__(error.message)
-        self.error = error
 
 
 def run_in_worker(

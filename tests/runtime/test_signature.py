@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from core_compiler.analysis import analyze_file
+from core_compiler.errors import NotCheckable
 from core_compiler.runtime import LayoutError, layout_for_source, macro_defines, make_inputs
 from core_compiler.runtime.cpu_llvm import check_llvm_cpu
-from core_compiler.runtime.footprint import NotCheckable, check_footprint, default_sizes, fit_layout
+from core_compiler.runtime.footprint import check_footprint, default_sizes, fit_layout
 from core_compiler.runtime.signature import ArraySlot, ScalarSlot
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"

@@ -125,8 +125,8 @@ _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "Only pure math functions (`sqrt`, `exp`, `fmax`, …) are allowed; move I/O out of the "
        "nest, or inline your function.")  # fmt: skip
 _entry("SideEffect", MISSED, REGION, NOT_MODELED,
-       "An expression has a side effect hexplore cannot model, such as `a[i++] = x` or an "
-       "assignment inside a condition.",
+       "An expression has a side effect hexplore cannot model: an assignment or `++` inside an "
+       "expression (`a[i] = (b[i] = 2) + 1;`, `if ((k = i) > 2)`).",
        "Write each assignment as its own statement.")  # fmt: skip
 _entry("PointerArithmetic", MISSED, REGION, NOT_MODELED,
        "The nest uses pointer arithmetic or addresses (`*(p + i)`, `&x`, a pointer that is not an "

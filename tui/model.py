@@ -17,8 +17,10 @@ from explorer.api import (
     ParseOptions,
     PassRecord,
     analyze_file,
+    default_sizes,
 )
-from explorer.running import default_params
+
+DEFAULT_SIZE = 32
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,9 @@ def visible_passes(trace: Sequence[PassRecord], hide_unchanged: bool) -> list[in
 
 
 def size_params(fa: FunctionAnalysis) -> dict[str, int]:
-    """The integer inputs with a default size: `matmul(int n, ...)` gives `{"n": 64}`, as
-    `hexplore run` and the editor (`explorer.running.default_params`: smaller where fixed-size
-    arrays need it)."""
-    return default_params(fa)
+    """The integer inputs with a default size: `matmul(int n, ...)` gives `{"n": 32}`
+    (`explorer.api.default_sizes`: smaller where fixed-size arrays need it)."""
+    return default_sizes(fa.function, fa.scops, {}, DEFAULT_SIZE)
 
 
 def dependences_text(fa: FunctionAnalysis) -> str:

@@ -112,8 +112,12 @@ _NODE_KINDS: dict[Any, str] = {
 }
 
 
-def tree_json(node: isl.ScheduleNode) -> dict[str, object]:
-    """A schedule (sub)tree as nested dicts: ``{"kind", "children", ...}``."""
+def tree_json(node: isl.ScheduleNode, scop: Scop | None = None) -> dict[str, object]:
+    """A schedule (sub)tree as nested dicts: ``{"kind", "children", ...}``. With the `scop` it
+    schedules, a band also says which source loops each member follows (``"loops"``, ids; none
+    for a member that no loop is, a skewed ``t + i``) and the member as a C expression
+    (``"exprs"``), and filters and leaves their statements (``"statements"``): what the editor's
+    and the TUI's schedule views (`explorer/schedule_tree.py`) show."""
     kind = _NODE_KINDS.get(node.get_type(), "unknown")
     out: dict[str, object] = {"kind": kind}
     if kind == "domain":
@@ -128,8 +132,66 @@ def tree_json(node: isl.ScheduleNode) -> dict[str, object]:
         out["members"] = [str(partial.get_at(k)) for k in range(n)]
         out["coincident"] = [bool(node.band_member_get_coincident(k)) for k in range(n)]
         out["permutable"] = bool(node.band_get_permutable())
-    out["children"] = [tree_json(node.child(k)) for k in range(node.n_children())]
+        if scop is not None:
+            members = [partial.get_at(k).intersect_domain(node.get_domain()) for k in range(n)]
+            out["loops"] = [member_loops(scop, m) for m in members]
+            out["exprs"] = [member_text(scop, m) for m in members]
+    if scop is not None and kind in ("filter", "leaf"):
+        out["statements"] = _statements(scop, node.filter_get_filter() if kind == "filter" else node.get_domain())
+    out["children"] = [tree_json(node.child(k), scop) for k in range(node.n_children())]
     return out
+
+
+def member_loops(scop: Scop, member: isl.UnionPwAff) -> list[str]:
+    """The source loops (ids) a band member follows: for each statement it schedules, the member
+    is that statement's loop counter (or its negation) or a constant (a statement outside the
+    loop, placed before or after it). Empty when some statement's value is neither."""
+    as_map = isl.UnionMap.from_multi_union_pw_aff(isl.MultiUnionPwAff.from_union_pw_aff(member))
+    loops: list[str] = []
+    for s in scop.statements:
+        mine = as_map.intersect_domain(isl.UnionSet.from_set(s.domain))
+        if mine.is_empty():
+            continue
+        found = _counter(s.domain, s.info.loops, mine)
+        if found is None and not isl.Set.from_union_set(mine.range()).is_singleton():
+            return []
+        if found is not None and found not in loops:
+            loops.append(found)
+    return loops
+
+
+def _counter(domain: isl.Set, loops: Any, mine: isl.UnionMap) -> str | None:
+    space = isl.LocalSpace.from_space(domain.get_space())
+    for d, loop in enumerate(loops):
+        aff = isl.Aff.var_on_domain(space, isl.dim_type.set, d)
+        for candidate in (aff, aff.neg()):
+            if mine.is_equal(isl.UnionMap.from_map(isl.Map.from_aff(candidate).intersect_domain(domain))):
+                return str(loop.id)
+    return None
+
+
+def member_text(scop: Scop, member: isl.UnionPwAff) -> str:
+    """A band member as C, on the first statement where it is not a constant: ``t + i``."""
+    pieces = {pa.get_domain_space().get_tuple_name(isl.dim_type.set): pa for pa in _pw_affs(member)}
+    chosen = [pieces[s.name] for s in scop.statements if s.name in pieces]
+    varying = [pa for pa in chosen if not pa.is_cst()] or chosen
+    if not varying:
+        return ""
+    printer = isl.Printer.to_str(scop.ctx).set_output_format(isl.format.C)
+    return str(printer.print_pw_aff(varying[0]).get_str())
+
+
+def _pw_affs(member: isl.UnionPwAff) -> list[isl.PwAff]:
+    found: list[isl.PwAff] = []
+    member.foreach_pw_aff(found.append)
+    return found
+
+
+def _statements(scop: Scop, domain: isl.UnionSet) -> list[str]:
+    sets: list[isl.Set] = []
+    domain.foreach_set(sets.append)
+    names = {s.get_tuple_name() for s in sets}
+    return [s.name for s in scop.statements if s.name in names]
 
 
 def render_tree(schedule: isl.Schedule) -> str:

@@ -15,9 +15,10 @@ Code map, in the order data flows:
 - `compile_commands.py`: per-file flags from ``compile_commands.json``, found as clangd finds it.
 - `settings.py`: user settings (include paths, macros, target, tile sizes), checked.
 - `lookup.py`: what is at a position (loops, accesses) and the facts a UI shows about it.
-- `schedule_tree.py`: the schedule tree of a function's SCoPs, as plain data.
-- `jobs.py`: compile/run jobs in worker processes with time limits; `running.py`: the
-  differential run of a function on top of it.
+- `schedule_tree.py`: the scheduler's tree of a function's SCoPs (the `schedule[k]` pass's), as
+  plain data: what ``hexplore/scheduleTree`` and the TUI's Schedule tab show.
+- `running.py`: the one run (`core_compiler.runtime.run.run_function`, in the core's one worker
+  process with a time limit) and its `RunReport`, for `hexplore run`, the TUI and the editor.
 
 *Architecture invariant:* explorer imports core_compiler and nothing of lsp/ or tui/; it never
 imports pygls, lsprotocol or textual. lsp/ and tui/ import explorer, never core_compiler

@@ -25,8 +25,7 @@ from core_compiler.passes import Trace
 from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
 from core_compiler.remarks import Remark
 from core_compiler.report import remark_text
-from core_compiler.runtime.footprint import default_sizes
-from core_compiler.runtime.run import DEFAULT_SIZE, RunReport, run_function
+from core_compiler.runtime.run import RunReport, default_params, run_function
 from core_compiler.sizes import SizesError, parse_sizes
 
 if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`
@@ -131,7 +130,7 @@ def plan_run(path: str, text: str, parse: ParseOptions, function: str, params: S
     except ValueError as e:
         raise CommandError(str(e)) from e
     fn = fa.functions[0]
-    sizes = default_sizes(fn.function, fn.scops, given, DEFAULT_SIZE)
+    sizes = default_params(fn, given)
     known = ", ".join(sizes) or "none"
     warnings = tuple(
         f"`{function}` has no integer parameter `{name}` (it has: {known}); --param {name}=... is ignored"

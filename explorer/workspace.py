@@ -31,7 +31,7 @@ from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_funct
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.gpu import MappingOptions
 from core_compiler.passes import PassRecord
-from core_compiler.pipeline import GpuOptions, backend_trace
+from core_compiler.pipeline import Backend, GpuOptions, backend
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
 from explorer.cache import CachedFunction, FunctionCache, FunctionKey, RelativeError
@@ -172,7 +172,7 @@ class Workspace:
         self._parsers: dict[str, DocumentParser] = {}
         self._latest: dict[str, DocumentAnalysis] = {}
         self._databases = DatabaseCache()
-        self._backend: weakref.WeakKeyDictionary[FunctionAnalysis, tuple[PassRecord, ...]] = weakref.WeakKeyDictionary()
+        self._backend: weakref.WeakKeyDictionary[FunctionAnalysis, Backend] = weakref.WeakKeyDictionary()
 
     # ------------------------------------------------------------------------- documents
 
@@ -335,15 +335,21 @@ class Workspace:
         GPU mapping, CUDA, OpenCL, LLVM IR, PTX), computed when first asked for and kept with the
         function's analysis."""
         front = self._front_trace(uri, name)
+        return front + self.backend(uri, name).records
+
+    def backend(self, uri: str, name: str) -> Backend:
+        """The back-end pipeline of the function (`core_compiler.pipeline.backend`): its records
+        and, per SCoP, what its passes built (the schedule the trees show), computed once per
+        analysis of the function."""
         fa = self.function(uri, name).analysis
         with self._lock:
             back = self._backend.get(fa)
         if back is None:
             doc = self.document(uri)
-            back = backend_trace(fa, _backend_options(self.settings), (doc.path, doc.text))
+            back = backend(fa, _backend_options(self.settings), (doc.path, doc.text))
             with self._lock:
                 self._backend[fa] = back
-        return front + back
+        return back
 
     def _front_trace(self, uri: str, name: str) -> tuple[PassRecord, ...]:
         """The analysis passes, re-rendered first if the function moved since they were made."""

@@ -11,7 +11,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from explorer.api import PassRecord, RemarkKind, artifact_language
-from explorer.running import RunReport
+from explorer.running import DEFAULT_DEVICE, DEVICES, NOT_CHECKABLE, RunReport
 from explorer.schedule_tree import ScheduleNode
 from explorer.workspace import DocumentAnalysis
 from lsp.positions import LineIndex
@@ -54,18 +54,38 @@ def timeout(params: dict[str, Any], method: str, default: float) -> float:
     return float(value)
 
 
+def device(params: dict[str, Any], method: str) -> str:
+    """The optional ``device``: one of `DEVICES`, `DEFAULT_DEVICE` (as `hexplore run`) if absent."""
+    value = params.get("device", DEFAULT_DEVICE)
+    if value not in DEVICES:
+        raise JsonRpcInvalidParams(f"{method}: expected `device` to be one of {', '.join(DEVICES)}, got {value!r}")
+    return str(value)
+
+
 def run_result(report: RunReport) -> dict[str, Any]:
     return {
         "status": report.status,
-        "message": report.message,
-        "sizes": dict(report.sizes),
+        "message": report.message.removeprefix(NOT_CHECKABLE) or _matched(report),
+        "device": report.device,
+        "sizes": dict(report.params),
         "kernels": report.kernels,
         "arrays": [
             {"name": a.name, "ok": a.ok, "message": a.message, "maxAbsError": a.max_abs_error}
             for a in report.arrays
         ],
         "elapsed_ms": round(report.elapsed_s * 1000, 1),
+        "reference_ms": round(report.reference_s * 1000, 3),
+        "optimized_ms": round(report.optimized_s * 1000, 3),
+        "speedup": round(report.speedup, 3),
+        "bytesTransferred": report.bytes_transferred,
+        "variant": report.variant,
+        "note": report.note,
     }
+
+
+def _matched(report: RunReport) -> str:
+    what = f"{report.kernels} kernel(s)" if report.kernels else f"the {report.variant or 'optimized'} code"
+    return f"the generated code matches the original ({what})"
 
 
 def functions_result(analysis: DocumentAnalysis, index: LineIndex) -> list[dict[str, Any]]:
@@ -115,6 +135,7 @@ def schedule_tree_json(node: ScheduleNode, index: LineIndex) -> dict[str, Any]:
         out["loop"] = node.loop
         out["status"] = node.status
         out["carried"] = list(node.carried)
+        out["permutable"] = node.permutable
     out["children"] = [schedule_tree_json(c, index) for c in node.children]
     return out
 

@@ -38,7 +38,6 @@ from pygls.protocol import (
 from explorer import running
 from explorer.api import UsageError
 from explorer.errors import Cancelled, UnknownDocument
-from explorer.jobs import JobRunner
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import SETTING_KEYS, Settings
 from explorer.workspace import Document, DocumentAnalysis, Workspace
@@ -62,7 +61,6 @@ class HexploreServer(LanguageServer):
         self.explorer = workspace or Workspace()
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-analysis")
         self.tasks: dict[str, asyncio.Future[DocumentAnalysis | None]] = {}
-        self.jobs = JobRunner(max_workers=2)
         self._register()
 
     # ------------------------------------------------------------------------- plumbing
@@ -196,7 +194,6 @@ class HexploreServer(LanguageServer):
 
     def on_shutdown(self, params: None) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
-        self.jobs.shutdown()
 
     def on_exit(self, params: None) -> None:
         # pygls then raises SystemExit, which ends a stdio server but, over TCP, only the
@@ -289,22 +286,32 @@ class HexploreServer(LanguageServer):
         fr = analysis.function(name)
         assert fr is not None
         index = self._index(analysis.document.text)
-        return await self._in_worker(lambda: custom_requests.schedule_tree_json(schedule_tree(fr), index))
+
+        def tree() -> dict[str, Any]:  # the scheduler's tree, as the TUI's Schedule tab shows it
+            units = self.explorer.backend(analysis.uri, name).units
+            return custom_requests.schedule_tree_json(schedule_tree(fr.analysis, units), index)
+
+        return await self._usage(tree)
 
     async def on_run(self, params: Any) -> dict[str, Any]:
+        """The one run (`explorer.running.run_function`, as `hexplore run` and the TUI), on the
+        document's current text, in a worker process that a cancelled request stops."""
         analysis, name = await self._function_request(params, custom_requests.RUN)
-        sizes = custom_requests.sizes(params, custom_requests.RUN)
+        given = custom_requests.sizes(params, custom_requests.RUN)
+        device = custom_requests.device(params, custom_requests.RUN)
         timeout_s = custom_requests.timeout(params, custom_requests.RUN, running.DEFAULT_TIMEOUT_S)
         fr = analysis.function(name)
         assert fr is not None
         stop = threading.Event()
         doc = analysis.document
         parse = self.explorer.parse_options(doc.path)
-        async with self._progress(f"hexplore: running {name}", params.get("workDoneToken")):
+        sizes = running.default_params(fr.analysis, given)
+        async with self._progress(f"hexplore: running {name} on {device}", params.get("workDoneToken")):
             try:  # a thread waits on the worker process, off the analysis thread
                 report = await asyncio.to_thread(
-                    running.run_function, self.jobs, doc, fr.analysis, sizes, timeout_s, stop.is_set, parse
-                )
+                    running.run_function, doc.path, name, device, sizes, timeout_s, 1, parse,
+                    text=doc.text, cancel=stop.is_set,
+                )  # fmt: skip
             except asyncio.CancelledError:
                 stop.set()  # $/cancelRequest: stop the worker process too
                 raise

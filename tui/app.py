@@ -36,7 +36,9 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 from explorer.api import ParseOptions, PassRecord
-from tui.backend_views import ISL_LOCK, TARGETS, BackendViews, compute_backend_views
+from explorer.running import RunReport, run_function
+from explorer.schedule_tree import ScheduleNode
+from tui.backend_views import TARGETS, BackendViews, compute_backend_views
 from tui.code_view import CodeTabs
 from tui.commands import HexploreCommands
 from tui.help import WIDGET_KEYS, HelpScreen, binding_rows
@@ -49,7 +51,7 @@ from tui.model import (
     visible_passes,
 )
 from tui.run_panel import RunPanel
-from tui.runs import DEVICES, RunResult, run_function
+from tui.runs import DEVICES
 from tui.source_view import MARKERS, SourceView
 
 W = TypeVar("W", bound=Widget)
@@ -98,7 +100,7 @@ class HexploreApp(App[None]):
         self.show_times = show_times  # False for snapshots: timings are never the same twice
         self.backend: dict[str, BackendViews] = {}
         self.backend_pending: set[str] = set()
-        self.last_run: RunResult | None = None
+        self.last_run: RunReport | None = None
         self.sub_title = Path(path).name
 
     # ---- layout ----
@@ -360,9 +362,8 @@ class HexploreApp(App[None]):
             tree.root.set_label(Text("; ".join([reason, *views.problems])))
             return
         tree.root.set_label("schedule")
-        for k, data in enumerate(views.trees):
-            parent = tree.root.add(f"SCoP {k}", expand=True) if len(views.trees) > 1 else tree.root
-            add_schedule_node(parent, data)
+        for domain in views.trees:
+            add_schedule_node(tree.root, domain)
         if views.kernels:
             kernels = tree.root.add("kernels (GPU mapping)", expand=True)
             for info in views.kernels:
@@ -432,16 +433,15 @@ class HexploreApp(App[None]):
 
     @work(thread=True, exclusive=True, group="run")
     def _run_worker(self, device: str, path: str, function: str, params: dict[str, int]) -> None:
+        """The one run (`explorer.running.run_function`, as `hexplore run` and the editor): a
+        worker process with a time limit, so a crash or a hang comes back as a report."""
         panel = self._q(RunPanel)
-
-        def progress(stage: str) -> None:
-            self.call_from_thread(panel.say, f"running `{function}` on {DEVICES[device]}: {stage}…")
-
-        with ISL_LOCK:  # the back-end worker may be using isl at the same time
-            result = run_function(device, path, function, params, progress, self.session.options)
+        stage = "building the reference with the C compiler and running both (in a worker process)"
+        self.call_from_thread(panel.say, f"running `{function}` on {DEVICES[device]}: {stage}…")
+        result = run_function(path, function, device, params, parse=self.session.options)
         self.call_from_thread(self._run_done, result)
 
-    def _run_done(self, result: RunResult) -> None:
+    def _run_done(self, result: RunReport) -> None:
         self.last_run = result
         self._q(RunPanel).finished(result)
 
@@ -470,20 +470,14 @@ class HexploreApp(App[None]):
         self._q(SourceView).focus()
 
 
-def add_schedule_node(parent: TreeNode[Any], node: dict[str, Any]) -> None:
-    """One tree_json node under `parent`; bands list their members with coincidence."""
-    kind = node.get("kind", "?")
-    if kind == "leaf":
-        return
-    detail = ""
-    if kind == "band":
-        flags = "permutable" if node.get("permutable") else "not permutable"
-        detail = f" ({flags})"
-    elif kind in ("filter", "domain", "mark"):
-        detail = f": {node.get(kind) or ''}"
-    branch = parent.add(Text(f"{kind}{detail}"), expand=True)  # Text: isl's `[n]` is not markup
-    if kind == "band":
-        for member, coincident in zip(node.get("members", []), node.get("coincident", []), strict=False):
-            branch.add_leaf(Text(f"{'parallel' if coincident else 'sequential'}: {member}"))
-    for child in node.get("children", []):
+def add_schedule_node(parent: TreeNode[Any], node: ScheduleNode) -> None:
+    """One node of the scheduler's tree (`explorer.schedule_tree`, what the editor shows too):
+    its kind and label, then its isl text and the dependences a band's loop carries."""
+    flags = ", permutable" if node.permutable else ""
+    branch = parent.add(Text(f"{node.kind} {node.detail}{flags}".rstrip()), expand=True)  # Text: `[n]` is not markup
+    if node.arcana:
+        branch.add_leaf(Text(node.arcana))
+    if node.carried:
+        branch.add_leaf(Text(f"carries: {'; '.join(node.carried)}"))
+    for child in node.children:
         add_schedule_node(branch, child)

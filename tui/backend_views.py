@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.api import FunctionAnalysis, PassRecord, ScopUnit, backend, function_c, tree_json
+from explorer.api import FunctionAnalysis, PassRecord, ScopUnit, backend, function_c
+from explorer.schedule_tree import ScheduleNode, schedule_tree
 from tui.codemap import StatementSpan, generated_lines, statement_spans
 
 ISL_LOCK = threading.Lock()
@@ -57,7 +58,7 @@ class KernelInfo:
 @dataclass(frozen=True)
 class BackendViews:
     passes: tuple[PassRecord, ...]
-    trees: tuple[dict[str, Any], ...]  # one schedule tree (tree_json) per SCoP
+    trees: tuple[ScheduleNode, ...]  # the scheduler's tree of each SCoP (`explorer.schedule_tree`, as the editor's)
     kernels: tuple[KernelInfo, ...]
     code: Mapping[str, CodeView]
     spans: tuple[StatementSpan, ...]
@@ -69,7 +70,7 @@ def compute_backend_views(path: str, text: str, fa: FunctionAnalysis) -> Backend
         result = backend(fa)
         passes = result.records
         spans = statement_spans(fa, text)
-        trees, kernels, problems = _trees_and_kernels(result.units)
+        trees, kernels, problems = _trees_and_kernels(fa, result.units)
         code = {t.key: _code_view(t, passes, fa, spans) for t in TARGETS if t.key != "c"}
         code["c"] = _c_view(path, text, fa, spans)
     return BackendViews(passes, tuple(trees), tuple(kernels), code, spans, tuple(problems))
@@ -103,18 +104,24 @@ def _c_view(path: str, text: str, fa: FunctionAnalysis, spans: tuple[StatementSp
     return CodeView(target, body, generated_lines(body, spans))
 
 
-def _trees_and_kernels(units: tuple[ScopUnit, ...]) -> tuple[list[dict[str, Any]], list[KernelInfo], list[str]]:
-    """The GPU schedule tree of each SCoP and the kernels cut from it, as the pipeline computed
-    them; a SCoP whose passes failed before says so where its tree would be."""
-    trees: list[dict[str, Any]] = []
+def _trees_and_kernels(
+    fa: FunctionAnalysis, units: tuple[ScopUnit, ...]
+) -> tuple[list[ScheduleNode], list[KernelInfo], list[str]]:
+    """The GPU schedule tree of each SCoP (the one `hexplore/scheduleTree` sends the editor) and
+    the kernels cut from it, as the pipeline computed them; a SCoP whose passes failed before
+    says so where its tree would be."""
     kernels: list[KernelInfo] = []
     problems: list[str] = []
+    done: list[ScopUnit] = []
     for u in units:
         if u.schedule is None or u.gpu is None:
             problems.append(f"SCoP {u.analysis.scop.index}: the schedule or the GPU mapping failed (see its pass)")
             continue
-        trees.append(tree_json(u.schedule.get_root()))
+        done.append(u)
         kernels.extend(_kernel_info(u.analysis.scop.index, k) for k in u.gpu.kernels)
+    indices = {u.analysis.scop.index for u in done}
+    domains = schedule_tree(fa, done).children
+    trees = [d for sa, d in zip(fa.scops, domains, strict=True) if sa.scop.index in indices]
     return trees, kernels, problems
 
 

@@ -17,10 +17,8 @@ from explorer.api import (
     ParseOptions,
     PassRecord,
     analyze_file,
-    default_sizes,
 )
-
-DEFAULT_SIZE = 32
+from explorer.running import default_params
 
 
 @dataclass(frozen=True)
@@ -60,9 +58,10 @@ def visible_passes(trace: Sequence[PassRecord], hide_unchanged: bool) -> list[in
 
 
 def size_params(fa: FunctionAnalysis) -> dict[str, int]:
-    """The integer inputs with a default size: `matmul(int n, ...)` gives `{"n": 32}`
-    (`explorer.api.default_sizes`: smaller where fixed-size arrays need it)."""
-    return default_sizes(fa.function, fa.scops, {}, DEFAULT_SIZE)
+    """The integer inputs with a default size: `matmul(int n, ...)` gives `{"n": 64}`, as
+    `hexplore run` and the editor (`explorer.running.default_params`: smaller where fixed-size
+    arrays need it)."""
+    return default_params(fa)
 
 
 def dependences_text(fa: FunctionAnalysis) -> str:

@@ -1,7 +1,7 @@
 """The Run tab: device, sizes, a Run button, progress, the verdict, times and a bar chart.
 
-The panel only collects choices and shows results; the app runs `runs.run_function` in a worker
-thread and calls `started`, `progress` and `finished`.
+The panel only collects choices and shows results; the app runs `explorer.running.run_function`
+(the run `hexplore run` and the editor make) in a worker thread and calls `started`, `progress` and `finished`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 from textual_plotext import PlotextPlot
 
-from tui.runs import DEVICES, RunResult, cuda_unavailable, summary
+from explorer.running import RunReport, cuda_unavailable
+from tui.runs import DEVICES, summary, times
 
 
 class RunPanel(VerticalScroll):
@@ -27,7 +28,7 @@ class RunPanel(VerticalScroll):
             yield RadioButton(DEVICES["cpu"], value=True, id="dev-cpu")
             yield RadioButton(DEVICES["opencl"], id="dev-opencl")
             why = cuda_unavailable()
-            yield RadioButton(f"{DEVICES['gpu']}: {why}" if why else DEVICES["gpu"], id="dev-gpu", disabled=bool(why))
+            yield RadioButton(f"{DEVICES['cuda']}: {why}" if why else DEVICES["cuda"], id="dev-cuda", disabled=bool(why))
         yield Vertical(id="run-params")
         yield Button("Run", id="run-button", variant="primary")
         yield ProgressBar(total=None, show_eta=False, show_percentage=False, id="run-progress")
@@ -75,23 +76,24 @@ class RunPanel(VerticalScroll):
         self.query_one("#run-chart").display = False
         self.say(what)
 
-    def finished(self, result: RunResult) -> None:
+    def finished(self, result: RunReport) -> None:
         self.query_one("#run-button", Button).disabled = False
         self.query_one("#run-progress").display = False
-        style = "bold green" if result.ok else "bold red"
+        style = "bold green" if result.match else "bold red"
         self.say(Text(summary(result, self.show_times), style=style))  # type: ignore[arg-type]
         self._chart(result)
         self.call_after_refresh(self.query_one("#run-output").scroll_visible, animate=False)
 
-    def _chart(self, result: RunResult) -> None:
+    def _chart(self, result: RunReport) -> None:
         chart = self.query_one("#run-chart", PlotextPlot)
-        chart.display = bool(result.times) and self.show_times
+        shown = times(result)
+        chart.display = bool(shown) and self.show_times
         if not chart.display:
             return
         plt = chart.plt
         plt.clear_data()
         plt.clear_figure()
-        labels = [label for label, _ in result.times]
-        plt.bar(labels, [s * 1000 for _, s in result.times], orientation="horizontal", width=0.4)
+        labels = [label for label, _ in shown]
+        plt.bar(labels, [s * 1000 for _, s in shown], orientation="horizontal", width=0.4)
         plt.title("time (ms)")
         chart.refresh()

@@ -1,17 +1,28 @@
-"""`hexplore run`: run a function's original and optimized code on the same inputs, compare, time.
+"""Running a function: its original and optimized code on the same inputs, compared and timed.
 
-Devices: ``cpu`` (the original compiled by the system C compiler as the reference; hexplore's
-optimized schedule JIT-compiled by LLVM, parallel loops through libgomp), ``opencl`` (the
-generated kernels on the OpenCL device, PoCL on the CPU here) and ``cuda`` (LLVM's PTX for the
-kernels through pycuda, the ``[gpu]`` extra, on an NVIDIA GPU). The runs happen in a worker
-process with a time limit, so a crash or an endless loop in generated code is reported, never
-inherited; repeated runs share the worker and, on a device, its buffers.
+The one run every face uses: `hexplore run`, the TUI's Run tab and the editor's ``hexplore/run``
+all call `run_function` (through `explorer.running`) and get a `RunReport`. Devices: ``cpu`` (the
+original compiled by the system C compiler as the reference; hexplore's optimized schedule
+JIT-compiled by LLVM, parallel loops through libgomp), ``opencl`` (the generated kernels on the
+OpenCL device, PoCL on the CPU here) and ``cuda`` (LLVM's PTX for the kernels through pycuda,
+the ``[gpu]`` extra, on an NVIDIA GPU). The runs happen in a worker process with a time limit
+(`worker.run_in_worker`), so a crash or an endless loop in generated code is reported, never
+inherited; repeated runs share the worker and, on a device, its buffers::
+
+    sizes = default_params(fa, {"n": 100})          # the others DEFAULT_SIZE, halved to fit
+    report = run_function(path, "kernel_gemm", "opencl", sizes)
+    report.status    # "ok" | "mismatch" | "not-checkable" | "error" | "timeout" | "crashed" | "cancelled"
+
+``text`` runs a document's unsaved text (written to a scratch directory in the worker, its own
+directory searched first for headers); ``cancel`` is polled while the worker runs.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,14 +30,28 @@ from typing import TYPE_CHECKING
 from core_compiler.errors import NotCheckable, UsageError
 from core_compiler.frontend import ParseOptions
 from core_compiler.runtime.compare import Comparison
-from core_compiler.runtime.worker import run_in_worker
+from core_compiler.runtime.footprint import default_sizes
+from core_compiler.runtime.worker import WorkerError, run_in_worker
 
 if TYPE_CHECKING:
+    from core_compiler.analysis import FunctionAnalysis
     from core_compiler.runtime.device import DeviceRuntime
 
 DEVICES = ("cpu", "opencl", "cuda")
-DEFAULT_SIZE = 64  # every size parameter not given with --param
+DEFAULT_DEVICE = "cpu"
+DEFAULT_SIZE = 64  # every size parameter not given, halved by `default_params` until the loops fit
+DEFAULT_TIMEOUT_S = 120.0  # per run
 NOT_CHECKABLE = "not checkable: "  # how the message of a run that could not be checked begins
+STATUSES = ("ok", "mismatch", "not-checkable", "error", "timeout", "crashed", "cancelled")
+_WORKER_STATUS = {"timeout": "timeout", "signal": "crashed", "exit": "crashed", "cancelled": "cancelled"}
+
+
+@dataclass(frozen=True)
+class ArrayReport:
+    name: str  # an array, or "return" for what the function returns
+    ok: bool
+    message: str
+    max_abs_error: float
 
 
 @dataclass(frozen=True)
@@ -40,14 +65,28 @@ class RunReport:
     match: bool  # every run matched
     max_abs_error: float
     bytes_transferred: int  # host <-> device, by the first run
-    message: str  # what went wrong, or "" when the run completed
+    message: str  # what went wrong, or "" when the run completed and matched
     bytes_transferred_repeat: int | None = None  # by each later run; None: one run, or no device
     runs: int = 1
     variant: str = ""  # cpu: the code that ran (one of `cpu_llvm.VARIANTS`), chosen by timing
     note: str = ""  # cpu: why it is not tiled or on one thread (TilingNotFaster, ParallelNotFaster)
+    status: str = "ok"  # one of STATUSES: "ok" and "mismatch" completed, the others did not
+    kernels: int = 0  # opencl, cuda: the kernels launched
+    arrays: tuple[ArrayReport, ...] = ()  # each array (and the return value) compared
+    elapsed_s: float = 0.0  # wall time of the worker, its start-up and the builds included
+
+    @property
+    def completed(self) -> bool:
+        return self.status in ("ok", "mismatch")
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
+
+
+def default_params(fa: FunctionAnalysis, given: Mapping[str, int] | None = None) -> dict[str, int]:
+    """A value for every integer size parameter of `fa`: the `given` one, else `DEFAULT_SIZE`
+    halved while the loops would run past an array of fixed size (`footprint.default_sizes`)."""
+    return default_sizes(fa.function, fa.scops, given or {}, DEFAULT_SIZE)
 
 
 def cuda_unavailable() -> str:
@@ -69,38 +108,70 @@ def cuda_unavailable() -> str:
 
 
 def run_function(
-    path: str, function: str, device: str, params: Mapping[str, int], timeout_s: float = 120.0, repeat: int = 1,
+    path: str,
+    function: str,
+    device: str = DEFAULT_DEVICE,
+    params: Mapping[str, int] | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    repeat: int = 1,
     parse: ParseOptions | None = None,
+    *,
+    text: str | None = None,
+    cancel: Callable[[], bool] | None = None,
 ) -> RunReport:
-    """`repeat` runs in one worker process (the time limit is per run); failures come back as a
-    report with a message. On opencl and cuda the runs share one device runtime, so the arrays
-    the kernels only read stay on the device after the first run."""
+    """`repeat` runs in one worker process (the time limit is per run); every failure comes back
+    as a report with a status and a message, nothing raises. On opencl and cuda the runs share
+    one device runtime, so the arrays the kernels only read stay on the device after the first
+    run. `params` should give every size (`default_params`)."""
+    params = dict(params or {})
+    if device not in DEVICES:
+        return _failed(function, device, params, f"unknown device {device!r}: use one of {', '.join(DEVICES)}")
     if device == "cuda" and (why := cuda_unavailable()):
         return _failed(function, device, params, why)
     repeat = max(repeat, 1)
-    args = (path, function, device, dict(params), repeat, parse)
-    outcome = run_in_worker(_measure, args, timeout_s=timeout_s * repeat)
+    args = (path, function, device, params, repeat, parse, text)
+    outcome = run_in_worker(_measure, args, timeout_s=timeout_s * repeat, cancel=cancel)
     if outcome.error is not None:
-        return _failed(function, device, params, outcome.error.message)
+        return replace(_failed(function, device, params, outcome.error.message, _status(outcome.error)),
+                       elapsed_s=outcome.elapsed_s)  # fmt: skip
     assert outcome.value is not None
-    return outcome.value
+    return replace(outcome.value, elapsed_s=outcome.elapsed_s)
+
+
+def _status(error: WorkerError) -> str:
+    return _WORKER_STATUS.get(error.kind, "error")
 
 
 def _measure(path: str, function: str, device: str, params: dict[str, int], repeat: int = 1,
-             parse: ParseOptions | None = None) -> RunReport:  # fmt: skip
+             parse: ParseOptions | None = None, text: str | None = None) -> RunReport:  # fmt: skip
+    if text is not None:
+        with tempfile.TemporaryDirectory(prefix="hexplore-run-") as tmp:
+            scratch = os.path.join(tmp, os.path.basename(path) or "input.c")
+            with open(scratch, "w", encoding="utf-8") as f:
+                f.write(text)
+            return _measure(scratch, function, device, params, repeat, _beside(path, parse))
     try:
         if device == "cpu":
             return _measure_cpu(path, function, params, repeat, parse)
         return _measure_device(path, function, device, params, repeat, parse)
     except Exception as e:  # not checkable, does not build, …: the user's answer, not a traceback
-        return _failed(function, device, params, _failure(e))
+        return _failed(function, device, params, _failure(e), "not-checkable" if isinstance(e, NotCheckable) else "error")
+
+
+def _beside(path: str, parse: ParseOptions | None) -> ParseOptions:
+    """`parse` with the directory of `path` searched first, as the compiler does for ``"x.h"``."""
+    base = parse or ParseOptions()
+    here = (os.path.dirname(os.path.abspath(path)),) if path else ()
+    return ParseOptions(here + base.include_dirs, base.defines, base.extra_args)
 
 
 def _failure(e: Exception) -> str:
     """Words for a C programmer; the exception's class only where hexplore itself failed."""
     if isinstance(e, NotCheckable):
         return f"{NOT_CHECKABLE}{e}"
-    return str(e) if isinstance(e, UsageError) else f"hexplore failed ({type(e).__name__}): {e}"
+    if isinstance(e, UsageError | OSError):  # OSError: a file the run could not read
+        return str(e)
+    return f"hexplore failed ({type(e).__name__}): {e}"
 
 
 def _measure_device(path: str, function: str, device: str, params: dict[str, int], repeat: int,
@@ -115,7 +186,7 @@ def _measure_device(path: str, function: str, device: str, params: dict[str, int
     report = _report(function, device, params, d.reference_s, d.device_s, d.comparison, d.bytes_transferred)
     if d.failed_run > 1:  # the first run matched: what stayed on the device did not
         report = replace(report, message=f"run {d.failed_run} of {d.runs} (arrays resident from earlier runs) differs:\n{report.message}")
-    return replace(report, bytes_transferred_repeat=d.bytes_transferred_repeat, runs=d.runs)
+    return replace(report, bytes_transferred_repeat=d.bytes_transferred_repeat, runs=d.runs, kernels=d.kernels)
 
 
 def _runtime(device: str) -> DeviceRuntime:
@@ -150,8 +221,10 @@ def _report(
     worst = max((a.max_abs_error for a in cmp.arrays), default=0.0)
     speedup = ref / opt if opt > 0 else 0.0
     message = "" if cmp.ok else cmp.report()
-    return RunReport(function, device, params, ref, opt, speedup, cmp.ok, worst, moved, message)
+    arrays = tuple(ArrayReport(a.name, a.ok, a.message, float(a.max_abs_error)) for a in cmp.arrays)
+    return RunReport(function, device, params, ref, opt, speedup, cmp.ok, worst, moved, message,
+                     status="ok" if cmp.ok else "mismatch", arrays=arrays)  # fmt: skip
 
 
-def _failed(function: str, device: str, params: Mapping[str, int], message: str) -> RunReport:
-    return RunReport(function, device, dict(params), 0.0, 0.0, 0.0, False, 0.0, 0, message)
+def _failed(function: str, device: str, params: Mapping[str, int], message: str, status: str = "error") -> RunReport:
+    return RunReport(function, device, dict(params), 0.0, 0.0, 0.0, False, 0.0, 0, message, status=status)

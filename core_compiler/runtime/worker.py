@@ -9,7 +9,13 @@ pickled result back over a pipe of its own. It returns a `WorkerResult`: the val
 - ``timeout``:   "timed out after 2 s" (the process is killed; the limit counts its start-up);
 - ``signal``:    "crashed with signal SIGSEGV (Segmentation fault)";
 - ``exit``:      "exited with status 3 before returning" (``exit()`` in C code, ``os._exit``);
-- ``exception``: "raised BuildError: ..." with the worker's traceback.
+- ``exception``: "raised BuildError: ..." with the worker's traceback;
+- ``cancelled``: "cancelled" (``cancel()``, polled while the worker runs, returned True; killed).
+
+``memory_limit_bytes`` caps the worker's address space (``RLIMIT_AS``): an allocation past it
+fails there (a ``MemoryError``, or a C ``malloc`` returning NULL), never in the caller. Every face
+runs its compiler jobs this way: `hexplore run`, the TUI's Run tab and the editor's
+``hexplore/run`` all go through `core_compiler.runtime.run.run_function`, which calls this.
 
 The worker's stdout and stderr (``printf`` in C code, Python's fault handler) are captured; their
 tail comes back in `WorkerResult.output`. `fn` must be importable by module and name in a fresh
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import resource
 import signal
 import subprocess
 import sys
@@ -43,12 +50,14 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_TAIL = 4000  # characters of the worker's output kept
 _REAP_S = 5.0  # how long a worker that has answered may take to exit
-_CHILD = "import sys; from core_compiler.runtime.worker import serve; serve(int(sys.argv[1]))"
+_POLL_S = 0.05  # how often `cancel` is asked
+_CHILD = "import sys; from core_compiler.runtime.worker import serve; serve(*map(int, sys.argv[1:]))"
+Cancel = Callable[[], bool]
 
 
 @dataclass(frozen=True)
 class WorkerError:
-    kind: str  # "timeout" | "signal" | "exit" | "exception"
+    kind: str  # "timeout" | "signal" | "exit" | "exception" | "cancelled"
     message: str
     exception_type: str | None = None
     traceback: str | None = None
@@ -78,12 +87,18 @@ def run_in_worker(
     kwargs: Mapping[str, Any] | None = None,
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    cancel: Cancel | None = None,
+    memory_limit_bytes: int | None = None,
 ) -> WorkerResult[T]:
     """Call ``fn(*args, **kwargs)`` in a new process; never raises for what happens there."""
-    payload = pickle.dumps((fn, tuple(args), dict(kwargs or {})))
     start = time.perf_counter()
+    try:
+        payload = pickle.dumps((fn, tuple(args), dict(kwargs or {})))
+    except Exception as e:  # a lambda, an open file: nothing was started
+        error = WorkerError("exception", f"could not be sent to a worker: {type(e).__name__}: {e}", type(e).__name__)
+        return WorkerResult(None, error, 0.0)
     with tempfile.TemporaryFile() as log:
-        outcome = _supervise(payload, log, timeout_s)
+        outcome = _supervise(payload, log, timeout_s, cancel, memory_limit_bytes or 0)
         elapsed = time.perf_counter() - start
         output = _tail(log)
     if isinstance(outcome, WorkerError):
@@ -91,27 +106,29 @@ def run_in_worker(
     return WorkerResult(outcome[0], None, elapsed, output)
 
 
-def _supervise(payload: bytes, log: IO[bytes], timeout_s: float) -> WorkerError | tuple[Any]:
+def _supervise(
+    payload: bytes, log: IO[bytes], timeout_s: float, cancel: Cancel | None, memory_limit: int
+) -> WorkerError | tuple[Any]:
     read_fd, write_fd = os.pipe()
     receiver = Connection(read_fd, writable=False)
     try:
-        proc = _start(payload, log, write_fd)
+        proc = _start(payload, log, write_fd, memory_limit)
     finally:
         os.close(write_fd)
     outcome: WorkerError | tuple[Any] | None = None
     try:
-        outcome = _wait(receiver, proc, timeout_s)
+        outcome = _wait(receiver, proc, timeout_s, cancel)
     finally:  # a worker that answered may exit in peace; any other is killed now
         _reap(proc, _REAP_S if isinstance(outcome, tuple) else 0.0)
         receiver.close()
     return outcome
 
 
-def _start(payload: bytes, log: IO[bytes], write_fd: int) -> subprocess.Popen[bytes]:
+def _start(payload: bytes, log: IO[bytes], write_fd: int, memory_limit: int) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
     env["PYTHONFAULTHANDLER"] = "1"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(write_fd)],
+        [sys.executable, "-c", _CHILD, str(write_fd), str(memory_limit)],
         stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,), env=env,
     )  # fmt: skip
     assert proc.stdin is not None
@@ -124,10 +141,14 @@ def _start(payload: bytes, log: IO[bytes], write_fd: int) -> subprocess.Popen[by
 
 
 def _wait(
-    receiver: Connection, proc: subprocess.Popen[bytes], timeout_s: float
+    receiver: Connection, proc: subprocess.Popen[bytes], timeout_s: float, cancel: Cancel | None
 ) -> WorkerError | tuple[Any]:
-    if not receiver.poll(timeout_s):
-        return WorkerError("timeout", f"timed out after {timeout_s:g} s")
+    deadline = time.perf_counter() + timeout_s
+    while not receiver.poll(max(0.0, min(_POLL_S if cancel else timeout_s, deadline - time.perf_counter()))):
+        if time.perf_counter() >= deadline:
+            return WorkerError("timeout", f"timed out after {timeout_s:g} s")
+        if cancel is not None and cancel():
+            return WorkerError("cancelled", "cancelled")
     try:
         message = receiver.recv()
     except (EOFError, OSError):
@@ -166,8 +187,10 @@ def _tail(log: IO[bytes]) -> str:
     return log.read().decode("utf-8", errors="replace")
 
 
-def serve(write_fd: int) -> None:
+def serve(write_fd: int, memory_limit: int = 0) -> None:
     """The worker's side: read the call from stdin, send the outcome to `write_fd`."""
+    if memory_limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     sender = Connection(write_fd, readable=False)
     try:
         fn, args, kwargs = pickle.load(sys.stdin.buffer)

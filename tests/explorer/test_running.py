@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from explorer.jobs import JobRunner
-from explorer.running import run_function
+from explorer.running import default_params, run_function
 from explorer.settings import Settings
 from explorer.workspace import Workspace
 
@@ -23,14 +20,9 @@ int main(void) { scale(N, alloc_elsewhere(N * N * sizeof(double))); return 0; }
 """
 
 
-@pytest.fixture(scope="module")
-def runner() -> JobRunner:
-    return JobRunner(max_workers=1)
-
-
-def test_a_run_finds_the_documents_headers_and_fits_its_fixed_arrays(tmp_path: Path, runner: JobRunner) -> None:
+def test_a_run_finds_the_documents_headers_and_fits_its_fixed_arrays(tmp_path: Path) -> None:
     """The unsaved text runs from a scratch copy: its own directory and the settings' include
-    paths are searched, the settings' macros set, and the default size (32) shrinks to the
+    paths are searched, the settings' macros set, and the default size (64) shrinks to the
     16 that ``A[N][N]`` with N = 20 holds."""
     (tmp_path / "inc").mkdir()
     (tmp_path / "inc" / "common.h").write_text("#define FACTOR 2.0\n")
@@ -41,5 +33,7 @@ def test_a_run_finds_the_documents_headers_and_fits_its_fixed_arrays(tmp_path: P
     doc = ws.open_file(str(path))
     fr = ws.analyze(doc.uri).function("scale")
     assert fr is not None and fr.analysis.scops
-    report = run_function(runner, doc, fr.analysis, parse=ws.parse_options(doc.path))
-    assert (report.status, dict(report.sizes), report.kernels) == ("ok", {"n": 16}, 1), report.message
+    path.write_text("")  # the run reads the document's text, not the file
+    sizes = default_params(fr.analysis)
+    report = run_function(doc.path, "scale", "opencl", sizes, parse=ws.parse_options(doc.path), text=doc.text)
+    assert (report.status, report.params, report.kernels) == ("ok", {"n": 16}, 1), report.message

@@ -290,27 +290,33 @@ async def test_schedule_tree_request(client: LanguageClient) -> None:
 
     assert shape(tree) == (
         "function", "matmul", [("domain", "matmul#scop0", [("band", "i (parallel)", [
-            ("band", "j (parallel)", [("sequence", "", [
+            ("band", "j (parallel)", [("band", "k (reduction)", [("sequence", "", [
                 ("filter", "S0", [("leaf", "S0: C[i][j] = 0.0", [])]),
-                ("filter", "S1", [("band", "k (reduction)", [
-                    ("leaf", "S1: C[i][j] += A[i][k] * B[k][j]", [])])]),
-            ])])])])],
-    )  # fmt: skip
+                ("filter", "S1", [("leaf", "S1: C[i][j] += A[i][k] * B[k][j]", [])]),
+            ])])])])])],
+    )  # fmt: skip  the scheduler's tree (schedule[0]), as the TUI shows it: i, j, k one permutable band
     band = tree["children"][0]["children"][0]
-    assert band["arcana"] == "[n] -> [{ S0[i, j] -> [(i)]; S1[i, j, k] -> [(i)] }]"
-    assert (band["loop"], band["status"], band["carried"]) == ("i", "parallel", [])
+    assert band["arcana"] == "[n] -> { S0[i, j] -> [(i)]; S1[i, j, k] -> [(i)] }"
+    assert (band["loop"], band["status"], band["carried"], band["permutable"]) == ("i", "parallel", [], True)
     assert band["range"]["start"]["line"] == 4
+    k = band["children"][0]["children"][0]
+    assert k["arcana"] == "[n] -> { S0[i, j] -> [(0)]; S1[i, j, k] -> [(k)] }" and k["carried"]
 
 
 async def test_run_request_checks_generated_code_against_the_original(client: LanguageClient) -> None:
     uri = fixture_uri("matmul.c")
-    result = await _request(client, "hexplore/run", {"uri": uri, "function": "matmul", "sizes": {"n": 12}})
-    assert (result["status"], result["sizes"], result["kernels"]) == ("ok", {"n": 12}, 1)
+    params = {"uri": uri, "function": "matmul", "sizes": {"n": 12}}
+    result = await _request(client, "hexplore/run", {**params, "device": "opencl"})
+    assert (result["status"], result["device"], result["sizes"], result["kernels"]) == ("ok", "opencl", {"n": 12}, 1)
     assert [(a["name"], a["ok"]) for a in result["arrays"]] == [("C", True), ("A", True), ("B", True)]
+    assert result["message"] == "the generated code matches the original (1 kernel(s))"
+    cpu = await _request(client, "hexplore/run", params)  # the default device is hexplore run's: cpu
+    assert (cpu["status"], cpu["device"], cpu["kernels"]) == ("ok", "cpu", 0) and cpu["variant"]
+    assert cpu["reference_ms"] > 0 and cpu["optimized_ms"] > 0 and cpu["bytesTransferred"] == 0
     dot = await _request(client, "hexplore/run", {"uri": uri, "function": "dot"})  # `return s;` after the nest
     assert dot["status"] == "ok" and ("return", True) in [(a["name"], a["ok"]) for a in dot["arrays"]]
     other = await _request(client, "hexplore/run", {"uri": fixture_uri("indirect.c"), "function": "histogram"})
-    assert other["status"] == "not-checkable" and other["sizes"] == {"n": 32}
+    assert other["status"] == "not-checkable" and other["sizes"] == {"n": 64}
     assert other["message"] == "`histogram` has 0 loop nests hexplore models; a run checks a function that is one such nest (plus scalar set-up and a return)"
     titles = [
         r.title
@@ -318,7 +324,7 @@ async def test_run_request_checks_generated_code_against_the_original(client: La
         for r in reports
         if isinstance(r, types.WorkDoneProgressBegin)
     ]
-    assert "hexplore: running matmul" in titles
+    assert "hexplore: running matmul on opencl" in titles
     assert "hexplore: analysing matmul.c" in titles
 
 
@@ -335,6 +341,7 @@ async def test_run_request_checks_generated_code_against_the_original(client: La
         ("hexplore/scheduleTree", [1, 2], "expected an object of parameters"),
         ("hexplore/run", {"uri": 3, "function": "dot"}, "expected `uri` to be a non-empty string, got 3"),
         ("hexplore/run", {"uri": fixture_uri("matmul.c"), "function": "dot", "sizes": {"n": -1}}, "expected `sizes` to map"),
+        ("hexplore/run", {"uri": fixture_uri("matmul.c"), "function": "dot", "device": "tpu"}, "expected `device` to be one of cpu, opencl, cuda"),
         ("textDocument/hover", {"textDocument": {"uri": fixture_uri("matmul.c")}}, "malformed params"),
         ("textDocument/hover", {"textDocument": {"uri": "file:///nowhere/x.c"}, "position": {"line": 0, "character": 0}}, "no open document"),
         ("textDocument/inlayHint", {"textDocument": {"uri": "file:///nowhere/x.c"}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}, "no open document"),

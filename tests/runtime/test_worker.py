@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from core_compiler.runtime import (
     reference_in_worker,
     run_in_worker,
 )
+from tests.runtime import worker_helpers
 
 BAD_C = """
 #include <stdio.h>
@@ -102,3 +104,41 @@ def test_unknown_source_is_an_exception(tmp_path: Path) -> None:
     source.unlink()
     result = reference_in_worker(str(source), layout, timeout_s=20)
     assert result.error is not None and result.error.exception_type == "BuildError"
+
+
+# ---------------------------------------------------- the one worker every face uses (issue 25)
+
+
+def test_a_python_crash_and_an_early_exit_do_not_take_the_caller_down() -> None:
+    crash = run_in_worker(worker_helpers.segfault, timeout_s=30)
+    assert crash.error is not None and crash.error.kind == "signal" and "SIGSEGV" in crash.error.message
+    early = run_in_worker(worker_helpers.exit_early, timeout_s=30)
+    assert early.error is not None and early.error.message == "exited with status 3 before returning"
+    assert run_in_worker(worker_helpers.add, (1, 1)).unwrap() == 2  # and the next call still works
+
+
+def test_a_hanging_call_is_stopped_at_its_time_limit() -> None:
+    start = time.perf_counter()
+    result = run_in_worker(worker_helpers.hang, timeout_s=1.0, cancel=lambda: False)
+    assert result.error is not None and result.error.message == "timed out after 1 s"
+    assert time.perf_counter() - start < 10
+
+
+def test_a_call_can_be_cancelled() -> None:
+    deadline = time.perf_counter() + 0.5
+    result = run_in_worker(worker_helpers.hang, timeout_s=60, cancel=lambda: time.perf_counter() > deadline)
+    assert result.error is not None and (result.error.kind, result.error.message) == ("cancelled", "cancelled")
+    assert result.elapsed_s < 10
+
+
+def test_what_cannot_be_pickled_is_an_error_not_an_exception() -> None:
+    back = run_in_worker(worker_helpers.unpicklable, timeout_s=30)
+    assert back.error is not None and back.error.kind == "exception" and "pickle" in back.error.message.lower()
+    there = run_in_worker(lambda: 1)
+    assert there.error is not None and there.error.message.startswith("could not be sent to a worker")
+
+
+def test_a_memory_limit_fails_the_allocation_in_the_worker() -> None:
+    result = run_in_worker(worker_helpers.allocate, (4 << 30,), timeout_s=30, memory_limit_bytes=1 << 30)
+    assert result.error is not None and result.error.exception_type == "MemoryError", result.error
+    assert run_in_worker(worker_helpers.allocate, (1 << 20,), timeout_s=30).unwrap() == 1 << 20

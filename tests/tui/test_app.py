@@ -4,6 +4,7 @@ TUI, on the bundled example, with real back ends (LLVM JIT, PoCL)."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,10 @@ from rich.syntax import Syntax
 from textual.command import CommandPalette
 from textual.widgets import Input, OptionList, RadioButton, Static, TabbedContent, Tree
 
-from core_compiler.runtime.run import cuda_unavailable
+import tui.app
+from explorer.running import cuda_unavailable, run_function
 from tests.tui.helpers import DEMO, demo_app, settle, static_text, tree_labels
 from tui.app import HexploreApp
-from tui.backend_views import ISL_LOCK
 from tui.code_view import CodeTabs
 from tui.codemap import statement_key
 from tui.help import HelpScreen
@@ -85,11 +86,13 @@ async def test_schedule_tree_and_dependences() -> None:
         await settle(app, pilot)
         assert app.query_one("#tabs", TabbedContent).active == "schedule"
         labels = tree_labels(app.query_one("#schedule-tree", Tree))
-        assert any(lbl.startswith("domain: [n] -> { S0[i, j]") for lbl in labels)
-        assert "band (permutable)" in labels
-        assert "parallel: [n] -> { S0[i, j] -> [(i)]; S1[i, j, k] -> [(i)] }" in labels
-        assert any(lbl.startswith("sequential:") for lbl in labels)
-        assert "filter: [n] -> { S1[i, j, k] }" in labels
+        # the scheduler's tree, the one hexplore/scheduleTree sends the editor (explorer.schedule_tree)
+        assert "domain matmul#scop0" in labels and any(lbl.startswith("[n] -> { S0[i, j] : ") for lbl in labels)
+        assert [
+            lbl for lbl in labels if lbl.startswith("band")
+        ] == ["band i (parallel), permutable", "band j (parallel), permutable", "band k (reduction), permutable"]
+        assert "[n] -> { S0[i, j] -> [(i)]; S1[i, j, k] -> [(i)] }" in labels
+        assert "leaf S0: C[i][j] = 0.0" in labels and "[n] -> { S1[i, j, k] }" in labels
         assert "kernel0: S0, S1" in labels
         assert "A: shared memory" in labels and "C: register memory" in labels
 
@@ -157,24 +160,26 @@ async def test_dependences_per_loop() -> None:
 
 
 @pytest.mark.asyncio
-async def test_run_on_cpu_shows_correct_verdict_times_and_chart() -> None:
+async def test_run_on_cpu_shows_correct_verdict_times_and_chart(monkeypatch: pytest.MonkeyPatch) -> None:
     app = demo_app("matmul")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("6")
         await pilot.pause()
         inp = app.query_one("#param-n", Input)
-        assert inp.value == "32"
+        assert inp.value == "64"  # hexplore run's default size
         inp.value = "8"
         await settle(app, pilot)
-        with ISL_LOCK:  # holds the run in its worker thread: the UI must go on meanwhile
-            await pilot.click("#run-button")
-            await pilot.pause()
-            assert app.query_one("#run-progress").display and app.query_one("#run-button").disabled
-            await pilot.press("1")
-            assert app.query_one("#tabs", TabbedContent).active == "passes"
-            assert app.last_run is None
+        gate = threading.Event()  # holds the run in its worker thread: the UI must go on meanwhile
+        monkeypatch.setattr(tui.app, "run_function", lambda *a, **k: gate.wait(60) and run_function(*a, **k))
+        await pilot.click("#run-button")
+        await pilot.pause()
+        assert app.query_one("#run-progress").display and app.query_one("#run-button").disabled
+        await pilot.press("1")
+        assert app.query_one("#tabs", TabbedContent).active == "passes"
+        assert app.last_run is None
+        gate.set()
         await settle(app, pilot)
-        assert app.last_run is not None and app.last_run.ok, app.last_run
+        assert app.last_run is not None and app.last_run.match, app.last_run
         assert app.last_run.device == "cpu"
         out = static_text(app, "#run-output")
         assert "verdict: match  (CPU (LLVM JIT); n=8)" in out
@@ -196,10 +201,10 @@ async def test_run_on_opencl_reports_bytes_and_gpu_is_disabled() -> None:
         await pilot.click("#dev-opencl")
         await pilot.press("r")
         await settle(app, pilot)
-        assert app.last_run is not None and app.last_run.ok, app.last_run
-        assert app.last_run.bytes_moved == (3 + 1) * 8 * 8 * 8  # A, B, C of doubles in; C, written, out
+        assert app.last_run is not None and app.last_run.match, app.last_run
+        assert app.last_run.bytes_transferred == (3 + 1) * 8 * 8 * 8  # A, B, C of doubles in; C, written, out
         assert "transferred: 2,048 bytes" in static_text(app, "#run-output")
-        gpu = app.query_one("#dev-gpu", RadioButton)
+        gpu = app.query_one("#dev-cuda", RadioButton)
         why = cuda_unavailable()
         assert gpu.disabled == bool(why) and (not why or "GPU (CUDA): " in str(gpu.label))  # and says why
 
@@ -211,7 +216,7 @@ async def test_failing_runs_show_their_message() -> None:
         await pilot.pause()
         await pilot.press("r")
         await settle(app, pilot)
-        assert app.last_run is not None and not app.last_run.ok
+        assert app.last_run is not None and app.last_run.status == "not-checkable"
         out = static_text(app, "#run-output")
         assert "verdict: not checkable" in out and "has 0 loop nests hexplore models" in out
         app.query_one("#param-n", Input).value = "0"

@@ -6,11 +6,11 @@ import dataclasses
 import subprocess
 import sys
 
+from explorer.running import cuda_unavailable, run_function
 from tests.tui.helpers import DEMO, ROOT
 from tui.backend_views import compute_backend_views
 from tui.codemap import generated_lines, statement_key, statement_spans
 from tui.model import open_session, pass_diff, size_params, visible_passes
-from tui.runs import run_function
 from tui.source_view import gutter_kinds
 
 
@@ -18,9 +18,9 @@ def test_model_helpers() -> None:
     s = open_session(str(DEMO), DEMO.read_text())
     matmul = s.function("matmul")
     assert matmul is not None
-    assert size_params(matmul) == {"n": 32}
+    assert size_params(matmul) == {"n": 64}  # as hexplore run and the editor
     jacobi = s.function("jacobi_2d")
-    assert jacobi is not None and size_params(jacobi) == {"tsteps": 32, "n": 32}
+    assert jacobi is not None and size_params(jacobi) == {"tsteps": 64, "n": 64}
     assert pass_diff("a\n", "a\n", "x", "y") == "(no change)"
     assert "+b" in pass_diff("a", "a\nb", "x", "y")
     scatter = s.function("scatter_add")
@@ -61,10 +61,11 @@ def test_jacobi_statements_map_to_their_own_lines() -> None:
 
 
 def test_runs_report_failures_as_results() -> None:
-    gpu = run_function("gpu", str(DEMO), "matmul", {"n": 4}, lambda _: None)
-    assert gpu.verdict == "error" and "cannot run on GPU (CUDA)" in gpu.details
-    missing = run_function("cpu", str(DEMO), "no_such_function", {}, lambda _: None)
-    assert missing.verdict == "error" and not missing.ok
+    if why := cuda_unavailable():
+        gpu = run_function(str(DEMO), "matmul", "cuda", {"n": 4})
+        assert (gpu.status, gpu.message) == ("error", why)
+    missing = run_function(str(DEMO), "no_such_function", "cpu", {})
+    assert missing.status == "error" and not missing.match
 
 
 def test_cli_prints_report_when_not_a_terminal() -> None:

@@ -371,8 +371,8 @@ async function runKernel(arg: unknown): Promise<void> {
   for (const [i, p] of params.entries()) {
     const answer = await vscode.window.showInputBox({
       title: `hexplore: run ${t.function} (${i + 1}/${params.length})`,
-      prompt: `value of the size parameter \`${p}\` (empty: 32)`,
-      placeHolder: '32',
+      prompt: `value of the size parameter \`${p}\` (empty: 64, halved to fit fixed-size arrays)`,
+      placeHolder: '64',
       validateInput: (s) => parseSize(s).error,
       ignoreFocusOut: true,
     });
@@ -381,12 +381,13 @@ async function runKernel(arg: unknown): Promise<void> {
     if (v !== undefined) sizes[p] = v;
   }
   const timeoutSeconds = config(uri).get<number>('run.timeoutSeconds', 120);
+  const device = config(uri).get<string>('run.device', 'cpu');
   output.show(true);
   output.appendLine(`hexplore: running ${t.function} (${Object.entries(sizes).map(([k, v]) => `${k}=${v}`).join(', ') || 'default sizes'}) …`);
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `hexplore: running ${t.function}`, cancellable: true },
-      (_progress, token) => request<RunResult>(RUN, { uri: t.uri, function: t.function, sizes, timeoutSeconds }, token),
+      { location: vscode.ProgressLocation.Notification, title: `hexplore: running ${t.function} on ${device}`, cancellable: true },
+      (_progress, token) => request<RunResult>(RUN, { uri: t.uri, function: t.function, sizes, timeoutSeconds, device }, token),
     );
     for (const line of formatRunResult(t.function, result)) output.appendLine(line);
     const msg = `hexplore: ${t.function}: ${result.status} — ${result.message}`;

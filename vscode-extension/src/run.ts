@@ -37,12 +37,12 @@ export function integerParameters(signature: string): string[] {
   return out;
 }
 
-/** An input box answer: '' (use the server's default, 32), or a positive integer. */
+/** An input box answer: '' (use the server's default, 64), or a positive integer. */
 export function parseSize(text: string): { value?: number; error?: string } {
   const t = text.trim();
   if (t === '') return {};
   if (!/^\d+$/.test(t) || Number(t) <= 0 || !Number.isSafeInteger(Number(t))) {
-    return { error: 'a positive integer, or empty for the default (32)' };
+    return { error: 'a positive integer, or empty for the default (64)' };
   }
   return { value: Number(t) };
 }

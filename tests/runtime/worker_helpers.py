@@ -1,4 +1,4 @@
-"""Job functions for test_jobs.py: top level in an importable module, as spawned workers need."""
+"""Functions for test_worker.py: top level in an importable module, as a fresh worker process needs."""
 
 from __future__ import annotations
 
@@ -29,3 +29,7 @@ def exit_early() -> None:
 
 def unpicklable() -> object:
     return lambda: None
+
+
+def allocate(n: int) -> int:
+    return len(bytearray(n))

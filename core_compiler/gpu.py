@@ -500,7 +500,7 @@ def _on_tile_lattice(prefix: isl.Set, shape: KernelShape, tile_pos: list[int]) -
     ys = shape.names.seq("y", prefix.dim(isl.dim_type.set))
     on = [f"{ys[pos]} = {t} * floor({ys[pos]} / {t})" for pos, t in zip(tile_pos, shape.tile, strict=True)]
     on += [shape.block_of(k, f"floor({ys[tile_pos[k]]} / {shape.tile[k]})") for k in range(shape.n_block)]
-    params = [prefix.get_dim_name(isl.dim_type.param, k) for k in range(prefix.dim(isl.dim_type.param))]
+    params = [str(prefix.get_dim_name(isl.dim_type.param, k)) for k in range(prefix.dim(isl.dim_type.param))]
     text = f"[{', '.join(params)}] -> {{ [{', '.join(ys)}] : {' and '.join(on)} }}"
     lattice = isl.Set.read_from_str(prefix.get_ctx(), text).align_params(prefix.get_space())
     return prefix.remove_divs().intersect(lattice).coalesce()

@@ -6,7 +6,7 @@ how it was mapped, one per SCoP that stayed on the host.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from core_compiler.analysis import FileAnalysis
@@ -15,6 +15,7 @@ from core_compiler.gpu_remarks import mapping_remarks
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
 from core_compiler.profitability import decide
 from core_compiler.remarks import Remark, passed
+from core_compiler.source_map import SourceMap
 
 TARGETS = ("cuda", "opencl", "c")
 
@@ -23,6 +24,7 @@ TARGETS = ("cuda", "opencl", "c")
 class CompileResult:
     files: dict[str, str]
     remarks: tuple[Remark, ...]
+    source_maps: dict[str, SourceMap] = field(default_factory=dict)  # file -> its statements' lines
 
 
 def compile_file(
@@ -38,6 +40,7 @@ def compile_file(
     if target == "c":
         return compile_c(fa, c_options or COptions(), text)
     files: dict[str, str] = {}
+    maps: dict[str, SourceMap] = {}
     remarks: list[Remark] = []
     stem = Path(fa.path).stem
     for f in fa.functions:
@@ -55,9 +58,11 @@ def compile_file(
             remarks += mapping_remarks(unit.need("gpu"))
             if target == "cuda":
                 files.update(unit.need("cuda").files(name))
+                maps.update(unit.need("cuda").source_maps(name))
             else:
                 files[f"{name}.cl"] = unit.need("opencl").source
-    return CompileResult(files, tuple(remarks))
+                maps[f"{name}.cl"] = unit.need("opencl").source_map
+    return CompileResult(files, tuple(remarks), maps)
 
 
 def compile_c(fa: FileAnalysis, options: COptions, text: str | None = None) -> CompileResult:
@@ -74,4 +79,5 @@ def compile_c(fa: FileAnalysis, options: COptions, text: str | None = None) -> C
         remarks.append(
             passed("c-codegen", "CpuCode", message, code.range, code.function, parallel_loops=code.parallel_loops)
         )
-    return CompileResult({f"{Path(fa.path).stem}.hexplore.c": generated.source}, tuple(remarks))
+    name = f"{Path(fa.path).stem}.hexplore.c"
+    return CompileResult({name: generated.source}, tuple(remarks), {name: generated.source_map})

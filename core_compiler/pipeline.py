@@ -40,6 +40,7 @@ from core_compiler.passes import Pass, PassRecord, Trace, failed
 from core_compiler.profitability import decide
 from core_compiler.remarks import Remark
 from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
+from core_compiler.source_map import SourceMap
 
 # The GPU's schedule lets loops that only carry `+=` reductions run in parallel (the mapping then
 # makes those updates atomic); the CPU's does not.
@@ -59,6 +60,8 @@ class ScopUnit:
     opencl: DeviceProgram | None = None
     llvm_ir: str | None = None
     ptx: str | None = None
+    llvm_map: SourceMap | None = None  # the statements' lines in `llvm_ir`
+    ptx_map: SourceMap | None = None  # and in `ptx`
 
     @staticmethod
     def of(fn: FunctionAnalysis, sa: ScopAnalysis) -> ScopUnit:
@@ -116,8 +119,12 @@ class CudaCodegen:
         return replace(u, cuda=generate_cuda(u.need("gpu"), u.stem, self.offload_if, self.order)), []
 
     def render(self, u: ScopUnit) -> str:
+        return self.source_map_of(u)[0]
+
+    @staticmethod
+    def source_map_of(u: ScopUnit) -> tuple[str, SourceMap]:
         cuda: CudaFiles = u.need("cuda")
-        return cuda.kernel_cu + "\n" + cuda.host_cu
+        return cuda.listing()
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,11 @@ class OpenclCodegen:
 
     def render(self, u: ScopUnit) -> str:
         return u.need("opencl").source  # type: ignore[no-any-return]
+
+    @staticmethod
+    def source_map_of(u: ScopUnit) -> tuple[str, SourceMap]:
+        program: DeviceProgram = u.need("opencl")
+        return program.source, program.source_map
 
 
 @dataclass(frozen=True)
@@ -148,10 +160,15 @@ class CpuLlvmIr:
 
         scop = u.analysis.scop
         ast = optimized_ast(scop, u.need("schedule"), self.options)
-        return replace(u, llvm_ir=lower_cpu(scop, ast, f"{scop.function}_opt").ir), []
+        module = lower_cpu(scop, ast, f"{scop.function}_opt")
+        return replace(u, llvm_ir=module.ir, llvm_map=module.source_map), []
 
     def render(self, u: ScopUnit) -> str:
         return u.need("llvm_ir")  # type: ignore[no-any-return]
+
+    @staticmethod
+    def source_map_of(u: ScopUnit) -> tuple[str, SourceMap]:
+        return u.need("llvm_ir"), u.need("llvm_map")
 
 
 @dataclass(frozen=True)
@@ -162,10 +179,15 @@ class Ptx:
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
         from core_compiler.llvm.nvptx import lower_gpu
 
-        return replace(u, ptx=lower_gpu(u.need("gpu")).ptx), []
+        module = lower_gpu(u.need("gpu"))
+        return replace(u, ptx=module.ptx, ptx_map=module.source_map), []
 
     def render(self, u: ScopUnit) -> str:
         return u.need("ptx")  # type: ignore[no-any-return]
+
+    @staticmethod
+    def source_map_of(u: ScopUnit) -> tuple[str, SourceMap]:
+        return u.need("ptx"), u.need("ptx_map")
 
 
 # ------------------------------------------------------------------------------- function passes
@@ -226,6 +248,15 @@ REGISTRY: dict[str, type] = {
 def artifact_language(name: str) -> str:
     """The editor language id of a pass's artifact (``codegen-cuda`` -> ``cuda-cpp``)."""
     return getattr(REGISTRY.get(name), "language", "plaintext")
+
+
+def artifact_source_map(name: str, unit: ScopUnit) -> tuple[str, SourceMap]:
+    """The artifact of the code-generating pass `name` for `unit` (its `render`) and which of its
+    lines execute which statement (`core_compiler/source_map.py`)."""
+    of = getattr(REGISTRY.get(name), "source_map_of", None)
+    if of is None:
+        raise ValueError(f"`{name}` generates no code")
+    return of(unit)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -326,6 +357,7 @@ __all__ = [
     "ScopUnit",
     "analyze_file",
     "artifact_language",
+    "artifact_source_map",
     "backend",
     "backend_trace",
     "gpu_program",

@@ -3,7 +3,8 @@
 `CPrinter` walks an `isl.AstNode` and prints ``for``/``if``/blocks itself; user nodes (statement
 instances ``S0(c0, c1)`` or kernel launches ``kernel0(c0)``) go to a callback that returns their
 lines, and mark nodes to another. Expressions are isl's own C rendering, which uses ``floord``,
-``min`` and ``max`` (see `PREAMBLE`).
+``min`` and ``max`` (see `PREAMBLE`). `tagged_statements` wraps a callback so that the lines of a
+statement instance carry their statement (`core_compiler/source_map.py`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import islpy as isl
+
+from core_compiler.scop.model import Scop
+from core_compiler.source_map import tag
 
 _T: Any = isl.ast_node_type
 _OP: Any = isl.ast_expr_op_type
@@ -29,6 +33,18 @@ def expr_c(e: isl.AstExpr) -> str:
     """isl's C text, with min/max renamed to the preamble's macros."""
     text = e.to_C_str()
     return text.replace("min(", "hx_min(").replace("max(", "hx_max(")
+
+
+def tagged_statements(user: UserHook, scop: Scop) -> UserHook:
+    """`user`, with the lines it prints for a statement of `scop` tagged as that statement's."""
+    names = {s.name for s in scop.statements}
+
+    def hook(e: isl.AstExpr) -> list[str]:
+        lines = user(e)
+        name = call_parts(e)[0]
+        return [tag(ln, scop.name, name) for ln in lines] if name in names else lines
+
+    return hook
 
 
 class CPrinter:

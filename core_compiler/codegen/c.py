@@ -34,14 +34,20 @@ The output is deterministic: the same text, analysis and options give the same b
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import islpy as isl
 
 from core_compiler.analysis import FileAnalysis, ScopAnalysis
-from core_compiler.codegen.ast_print import C_PREAMBLE, CPrinter, MarkHook
+from core_compiler.codegen.ast_print import (
+    C_PREAMBLE,
+    CPrinter,
+    MarkHook,
+    UserHook,
+    tagged_statements,
+)
 from core_compiler.codegen.statements import StatementPrinter, local_buffers, outer_declarations
 from core_compiler.cpu import CpuOptions, ParallelMark, cpu_program, loop_of_mark
 from core_compiler.names import PLAIN, Names, free_prefix
@@ -49,6 +55,7 @@ from core_compiler.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
 from core_compiler.source import SourceRange
+from core_compiler.source_map import SourceMap, statement_ranges, untag
 
 _T: Any = isl.ast_node_type
 OMP_PRAGMA = "#pragma omp parallel for"
@@ -72,12 +79,14 @@ class CScopCode:
     text: str  # unindented; the splice indents it like the SCoP's first line
     parallel_loops: int  # loops printed under `#pragma omp parallel for`
     uses_malloc: bool  # expanded local scalars: the file needs <stdlib.h>
+    source_map: SourceMap = field(default_factory=SourceMap)  # lines of `text` -> statements
 
 
 @dataclass(frozen=True)
 class CFile:
     source: str
     scops: tuple[CScopCode, ...]
+    source_map: SourceMap = field(default_factory=SourceMap)  # lines of `source` -> statements
 
 
 def generate_c(fa: FileAnalysis, text: str, options: COptions | None = None) -> CFile:
@@ -88,21 +97,34 @@ def generate_c(fa: FileAnalysis, text: str, options: COptions | None = None) -> 
     chosen = [(f, sa) for f in fa.functions for sa in f.scops if Path(sa.scop.range.file).resolve() == here]
     if not chosen:
         return CFile(text, ())
-    pieces = [scop_code(sa, options, taken) for _, sa in chosen]
+    tagged = [_tagged_code(sa, options, taken) for _, sa in chosen]
     first_line = min(f.function.range.line for f, _ in chosen)
-    preamble = preamble_text(any(p.uses_malloc for p in pieces))
-    return CFile(splice(text, pieces, first_line, preamble), tuple(pieces))
+    preamble = preamble_text(any(p.uses_malloc for p in tagged))
+    # Spliced with their tags, untagged once whole: the map's lines are the file's.
+    source, smap = untag(splice(text, tagged, first_line, preamble), statement_ranges(sa.scop for _, sa in chosen))
+    return CFile(source, tuple(_untagged(p, sa.scop) for p, (_, sa) in zip(tagged, chosen, strict=True)), smap)
 
 
 def scop_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str] = frozenset()) -> CScopCode:
     """The replacement of one SCoP; loop counters avoid the identifiers in `taken`."""
+    return _untagged(_tagged_code(sa, options, taken), sa.scop)
+
+
+def _untagged(code: CScopCode, scop: Scop) -> CScopCode:
+    text, smap = untag(code.text, statement_ranges([scop]))
+    return replace(code, text=text, source_map=smap)
+
+
+def _tagged_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str]) -> CScopCode:
+    """`scop_code` with the statements' lines tagged (`core_compiler/source_map.py`)."""
     scop = sa.scop
     program = cpu_program(scop, compute_schedule(scop, sa.deps, options.schedule), options.cpu, sa.deps)
     ast = _ast(scop, program.schedule, taken)
     printer = StatementPrinter(scop, "c", scalars_by_pointer=False)
+    user = tagged_statements(printer.user, scop)
     pragmas: list[int] = []
-    mark = _omp_mark(printer, pragmas) if options.openmp else None
-    body = CPrinter(printer.user, mark).print(ast, 1)
+    mark = _omp_mark(user, pragmas) if options.openmp else None
+    body = CPrinter(user, mark).print(ast, 1)
     allocations, frees = local_buffers(printer)
     lines = [_banner(scop, options), *outer_declarations(scop), "{"]
     lines += [INDENT + ln for ln in _aliases(scop)]
@@ -132,7 +154,7 @@ def _banner(scop: Scop, options: COptions) -> str:
     return f"/* hexplore: {', '.join(parts)} */"
 
 
-def _omp_mark(printer: StatementPrinter, pragmas: list[int]) -> MarkHook:
+def _omp_mark(user: UserHook, pragmas: list[int]) -> MarkHook:
     """The mark hook: a `parallel` mark over a `for` becomes an OpenMP loop."""
 
     def mark(name: str, node: isl.AstNode, depth: int) -> list[str] | None:
@@ -141,7 +163,7 @@ def _omp_mark(printer: StatementPrinter, pragmas: list[int]) -> MarkHook:
         if parallel is None or parallel.private or child.get_type() != _T.for_:
             return None
         pragmas.append(depth)
-        inner = CPrinter(printer.user, mark)
+        inner = CPrinter(user, mark)
         return [INDENT * depth + OMP_PRAGMA, *inner.print(child, depth)]
 
     return mark

@@ -5,6 +5,8 @@ A parallel kernel's AST calls statements with their extended instance
 ``load_shared_A(T…, a…)``, ``store_private_C(T_block…, X…, a…)`` and barriers ``sync99(T…)``.
 Accesses to a promoted array go to its local copy: ``shared_A[a0 - off0(T)][a1 - off1(T)]`` or
 ``private_C[(X0 - T0) / 16][(X1 - T1) / 32]`` (the thread's iteration number in its share of the tile).
+A statement's line is tagged with it (`core_compiler/source_map.py`): `body` returns tagged text,
+which `opencl.py` and `cuda.py` untag once the file is whole.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from core_compiler.memory import Promotion
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo
+from core_compiler.source_map import tag
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ class KernelPrinter(StatementPrinter):
         self._tiles = texts[n : n + sh.n_tiled]
         self._threads = texts[n + sh.n_tiled :]
         subst = dict(zip(stmt.iterators, texts[:n], strict=True))
-        return [self.assign(stmt, subst)]
+        return [tag(self.assign(stmt, subst), self.scop.name, stmt.name)]
 
     def assign(self, stmt: Statement, subst: dict[str, str]) -> str:
         if stmt.name not in self.kernel.atomic:

@@ -7,12 +7,13 @@ it through pyopencl (PoCL on the CPU in CI).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core_compiler.codegen.ast_print import C_PREAMBLE
 from core_compiler.codegen.kernel_body import OPENCL, OPENCL_ATOMICS, KernelPrinter
 from core_compiler.codegen.statements import OPENCL_MATH, StatementPrinter
 from core_compiler.gpu import GpuProgram, Kernel
+from core_compiler.source_map import SourceMap, statement_ranges, untag
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class DeviceProgram:
     gpu: GpuProgram
     args: dict[str, tuple[KernelArgSpec, ...]]  # kernel name -> its parameters in order
     printer: StatementPrinter
+    source_map: SourceMap = field(default_factory=SourceMap)  # lines of `source` -> statements
 
 
 def kernel_args(gpu: GpuProgram, kernel: Kernel) -> tuple[KernelArgSpec, ...]:
@@ -53,7 +55,8 @@ def generate_opencl(gpu: GpuProgram) -> DeviceProgram:
     for k in gpu.kernels:
         args[k.name] = kernel_args(gpu, k)
         parts.append(_kernel_text(k, args[k.name], KernelPrinter(gpu.scop, k, OPENCL)))
-    return DeviceProgram("\n".join(parts), gpu, args, printer)
+    source, smap = untag("\n".join(parts), statement_ranges([gpu.scop]))
+    return DeviceProgram(source, gpu, args, printer, smap)
 
 
 def _param(spec: KernelArgSpec) -> str:

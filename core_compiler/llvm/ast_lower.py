@@ -3,7 +3,8 @@
 User nodes are dispatched by name from a table: a statement ``S0(c0, c1)`` goes to the statement
 lowering, and a backend adds its own kinds next to the statements, exactly or as ``prefix*``
 entries (NVPTX: ``sync*`` barriers, ``load_*``/``store_*`` copies to and from shared memory and
-registers). Marks are dispatched by their first word (the CPU's ``parallel`` and ``parallel
+registers). With a `DebugInfo`, a statement's instructions, whichever handler emits them, carry
+its source location. Marks are dispatched by their first word (the CPU's ``parallel`` and ``parallel
 private(sum)`` marks outline their loop for libgomp); an unknown mark is transparent.
 
 Loops are emitted as header/body/latch with a phi for the iterator, in the index type; LLVM's
@@ -26,6 +27,7 @@ from core_compiler.cpu import contains
 from core_compiler.errors import UnknownUserNode
 from core_compiler.invariant import InvariantElement, LoopFacts
 from core_compiler.llvm import c_types as ct
+from core_compiler.llvm.debug_info import DebugInfo
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.loop_metadata import mark_loop
 from core_compiler.llvm.statements import Scope, StatementLowering
@@ -45,6 +47,7 @@ class AstLowering:
     statements: StatementLowering
     users: Mapping[str, UserHandler]
     marks: Mapping[str, MarkHandler]
+    debug: DebugInfo | None = None  # statements carry their source location
 
     @property
     def ity(self) -> ir.IntType:
@@ -146,7 +149,13 @@ class AstLowering:
 
     def user(self, e: isl.AstExpr, scope: Scope) -> None:
         name, args = call_parts(e)
-        handler_for(self.users, name)(self, name, args, scope)
+        handler = handler_for(self.users, name)
+        stmt = next((s for s in self.statements.scop.statements if s.name == name), None)
+        if self.debug is None or stmt is None:
+            handler(self, name, args, scope)
+            return
+        with self.debug.statement(self.builder, stmt):
+            handler(self, name, args, scope)
 
 
 def _facts(node: isl.AstNode) -> LoopFacts:

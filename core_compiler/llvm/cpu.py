@@ -32,12 +32,14 @@ from core_compiler.cpu import PARALLEL_MARK, CpuOptions, ParallelMark, build_ast
 from core_compiler.deps import Dependences
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, emit_loop, statement_table
+from core_compiler.llvm.debug_info import DebugInfo
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.math_calls import HOST_MATH, declare
 from core_compiler.llvm.statements import Redirect, Scope, StatementLowering, element_size
 from core_compiler.schedule import original_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
+from core_compiler.source_map import SourceMap, StatementLocation, ir_source_map
 
 _T: Any = isl.ast_node_type
 _OP: Any = isl.ast_expr_op_type
@@ -60,6 +62,12 @@ class CpuModule:
     args: tuple[CpuArg, ...]
     ir: str  # before optimization
     parallel_loops: int  # loops outlined for GOMP_parallel
+    locations: tuple[StatementLocation, ...] = ()  # the statements' debug locations in `ir`
+
+    @property
+    def source_map(self) -> SourceMap:
+        """The lines of `ir` that belong to a statement instance (its ``!dbg``)."""
+        return ir_source_map(self.ir, self.locations)
 
 
 def cpu_args(scop: Scop) -> tuple[CpuArg, ...]:
@@ -89,6 +97,7 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
     the C code, instead of their expanded arrays."""
     module = ir.Module(name=name)
     module.triple = llvm.get_process_triple()
+    debug = DebugInfo(module, scop)
     args = cpu_args(scop)
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_arg_type(a) for a in args]), name=name)
     for a, spec in zip(fn.args, args, strict=True):
@@ -102,15 +111,15 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
         assert not parallel, "a source-order function runs sequentially"
         stack = _locals_on_stack(b, scop, scope)
     stmts = StatementLowering(scop, HOST_MATH, I64)
-    outliner = _Outliner(name)
+    outliner = _Outliner(name, debug)
     marks = {PARALLEL_MARK: outliner.outline} if parallel else {}
-    AstLowering(b, stmts, {**statement_table(stmts), **(users or {})}, marks).lower(ast, stack)
+    AstLowering(b, stmts, {**statement_table(stmts), **(users or {})}, marks, debug).lower(ast, stack)
     for a in scop.arrays if source_order else ():  # a `return s;` after the nest reads them
         if a.kind == "local-scalar" and not a.extents:
             b.store(b.load(stack.redirect[a.name](b, []), typ=ct.llvm_type(a.elem_type)), scope.arrays[a.name])
     b.ret_void()
-    _trampoline(module, fn, args)
-    return CpuModule(name, f"hx_call_{name}", args, str(module), outliner.count)
+    _trampoline(module, fn, args, debug)
+    return CpuModule(name, f"hx_call_{name}", args, str(module), outliner.count, tuple(debug.locations))
 
 
 def _locals_on_stack(b: ir.IRBuilder, scop: Scop, scope: Scope) -> Scope:
@@ -149,7 +158,7 @@ def entry_scope(b: ir.IRBuilder, scop: Scop, args: tuple[CpuArg, ...], values: l
     return Scope(ints, scalars, arrays)
 
 
-def _trampoline(module: ir.Module, fn: ir.Function, args: tuple[CpuArg, ...]) -> None:
+def _trampoline(module: ir.Module, fn: ir.Function, args: tuple[CpuArg, ...], debug: DebugInfo) -> None:
     tramp = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR]), name=f"hx_call_{fn.name}")
     b = ir.IRBuilder(tramp.append_basic_block("entry"))
     values = []
@@ -157,7 +166,7 @@ def _trampoline(module: ir.Module, fn: ir.Function, args: tuple[CpuArg, ...]) ->
         slot = b.gep(tramp.args[0], [ir.Constant(I64, k)], inbounds=True, source_etype=PTR)
         p = b.load(slot, typ=PTR)
         values.append(p if spec.kind == "array" else b.load(p, typ=_arg_type(spec)))
-    b.call(fn, values)
+    debug.call(b, fn, values)
     b.ret_void()
 
 
@@ -169,6 +178,7 @@ class _Outliner:
     """Turns ``parallel``-marked loops into ``GOMP_parallel`` calls; counts them."""
 
     parent: str
+    debug: DebugInfo
     count: int = 0
 
     def outline(self, low: AstLowering, mark: isl.AstNode, scope: Scope) -> None:
@@ -208,7 +218,7 @@ class _Outliner:
             values.append(b.load(slot, typ=v.type, name=fname))
         tid = b.sext(b.call(declare(module, "omp_get_thread_num", I32, []), []), I64)
         nth = b.sext(b.call(declare(module, "omp_get_num_threads", I32, []), []), I64)
-        b.call(body, [*values, tid, nth])
+        self.debug.call(b, body, [*values, tid, nth])
         b.ret_void()
         return fn
 

@@ -11,7 +11,8 @@ with ``axis = "xyz"[n_thread_dims - 1 - d]``. Index arithmetic is ``i32``, the C
 User nodes are dispatched by name (`ast_lower.handler_for`): statements ``S0(i…, T…, X…)``,
 copies to and from shared memory and registers (``load_*``/``store_*``) and barriers (``sync*``)
 are `kernel_body.KernelBody`'s; more kinds (GPU reductions: `kernel_body.atomic_add`) are passed
-to `lower_gpu` as ``users``.
+to `lower_gpu` as ``users``. Statement instances carry their source line (`debug_info.py`), so the
+PTX has ``.file``/``.loc`` directives and `PtxModule.source_map` says which lines are whose.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from core_compiler.codegen.opencl import KernelArgSpec, kernel_args
 from core_compiler.gpu import GpuProgram, Kernel
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler
+from core_compiler.llvm.debug_info import DebugInfo
 from core_compiler.llvm.kernel_body import KernelBody, local_copies
 from core_compiler.llvm.math_calls import NVPTX_MATH, declare
 from core_compiler.llvm.statements import Scope, StatementLowering
@@ -42,6 +44,7 @@ from core_compiler.llvm.target import (
     parse,
 )
 from core_compiler.scop.affine import isl_name
+from core_compiler.source_map import SourceMap, StatementLocation, ir_source_map, ptx_source_map
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
@@ -55,6 +58,16 @@ class PtxModule:
     ptx: str
     kernels: tuple[str, ...]
     sm: str
+    locations: tuple[StatementLocation, ...] = ()  # the statements' debug locations
+
+    @property
+    def ir_source_map(self) -> SourceMap:
+        return ir_source_map(self.ir, self.locations)
+
+    @property
+    def source_map(self) -> SourceMap:
+        """The lines of `ptx` under a statement's ``.loc``."""
+        return ptx_source_map(self.ptx, self.locations)
 
 
 # ------------------------------------------------------------------------------- kernels
@@ -65,15 +78,16 @@ def lower_gpu(gpu: GpuProgram, sm: str = DEFAULT_SM, users: Mapping[str, UserHan
     module = ir.Module(name=gpu.scop.name)
     module.triple = NVPTX_TRIPLE
     stmts = StatementLowering(gpu.scop, NVPTX_MATH, I32)
+    debug = DebugInfo(module, gpu.scop, nvptx=True)
     for k in gpu.kernels:
-        fn = lower_kernel(module, stmts, k, kernel_args(gpu, k), users or {})
+        fn = lower_kernel(module, stmts, k, kernel_args(gpu, k), users or {}, debug)
         module.add_named_metadata("nvvm.annotations", [fn, "kernel", ir.Constant(I32, 1)])
     text = str(module)
-    return PtxModule(text, emit_ptx(text, sm), tuple(k.name for k in gpu.kernels), sm)
+    return PtxModule(text, emit_ptx(text, sm), tuple(k.name for k in gpu.kernels), sm, tuple(debug.locations))
 
 
 def lower_kernel(module: ir.Module, stmts: StatementLowering, k: Kernel, specs: tuple[KernelArgSpec, ...],
-                 users: Mapping[str, UserHandler]) -> ir.Function:  # fmt: skip
+                 users: Mapping[str, UserHandler], debug: DebugInfo | None = None) -> ir.Function:  # fmt: skip
     """One kernel; user nodes go to `KernelBody`'s handlers, then to `users` (which win)."""
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_param_type(s) for s in specs]), name=k.name)
     fn.calling_convention = "ptx_kernel"
@@ -85,7 +99,7 @@ def lower_kernel(module: ir.Module, stmts: StatementLowering, k: Kernel, specs: 
     scope = _kernel_scope(b, k, specs, list(fn.args))
     body = KernelBody(k, local_copies(b, k))
     table = {**body.handlers(), **users}
-    AstLowering(b, stmts, table, {}).lower(k.ast, scope)
+    AstLowering(b, stmts, table, {}, debug).lower(k.ast, scope)
     b.ret_void()
     return fn
 

@@ -14,7 +14,7 @@ code for yet (`Unsupported`), or a bug (`InternalError`).
     ├── UsageError             the request (or the user's program, for it) is out of reach
     │   ├── NotDifferentiable  `hexplore grad`; carries the remarks that say why, with ranges
     │   ├── NotCheckable       the differential check cannot run this function at these sizes
-    │   ├── SizesError         a malformed `--sizes` string
+    │   ├── SizesError         (also a ValueError) a malformed `--sizes` string
     │   ├── LayoutError        arrays and sizes from a signature, or inputs that do not fit them
     │   ├── BuildError         the reference C (or generated code) does not build
     │   ├── OpenCLError, CudaError  no device, or a program/launch it refuses
@@ -93,8 +93,9 @@ class NotCheckable(UsageError):
     these sizes, so the differential check cannot run."""
 
 
-class SizesError(UsageError):
-    """A malformed ``--sizes`` string; the message names the bad part and its column."""
+class SizesError(UsageError, ValueError):
+    """A malformed ``--sizes`` string; the message names the bad part and its column. A
+    `ValueError` still, as a parse error of a value (tests/test_sizes.py holds it to that)."""
 
 
 class LayoutError(UsageError):

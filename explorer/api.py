@@ -8,6 +8,8 @@ Data (frozen dataclasses with source ranges; positions are 1-based lines and byt
 - `FileAnalysis`, `FunctionAnalysis`: one file's analysis, per function (`analyze_file`).
 - `ParseOptions`: include directories and macros (`-I`, `-D`).
 - `PassRecord`: one pass of a trace (name, SCoP, options, artifact text, remarks, time).
+- `SourceMap`, `MappedLine`: which lines of generated code execute which statement (the printers'
+  own account; `join_mapped` concatenates texts with their maps).
 - `Backend`, `ScopUnit`: the back-end pipeline's records and, per SCoP, what its passes built.
 - `UsageError` (the request was wrong), `HexploreError` (the root of the compiler's errors).
 
@@ -17,9 +19,10 @@ Operations:
 - `render_report(fa, fmt)` in `FORMATS` (text, json, yaml, sarif); `remark_text(r)`, one line.
 - `backend(fn, options=None, source=None, on_pass=None)`: the editor pipeline of a function
   (schedule, GPU mapping, CUDA, OpenCL, LLVM IR, PTX per SCoP; `ad` when `source` is given);
-  `tree_json(node)`: a schedule tree as plain data; `artifact_language(pass_name)`.
-- `compile_file(fa, target, ...)` for `TARGETS`; `function_c(path, text, fn)`: the tiled C of one
-  function's file.
+  `tree_json(node)`: a schedule tree as plain data; `artifact_language(pass_name)`;
+  `artifact_source_map(pass_name, unit)`: a code pass's artifact and its `SourceMap`.
+- `compile_file(fa, target, ...)` for `TARGETS` (files and their source maps); `function_c(path,
+  text, fn)`: the tiled C of one function's file and its source map.
 - `run_function(path, function, device, params, ...)`: the original against hexplore's code on
   one of `DEVICES`, in a worker process with a time limit (`RunReport`; `NOT_CHECKABLE` begins
   the message of a run that could not be checked); `cuda_unavailable()`; `default_sizes(...)`.
@@ -34,7 +37,13 @@ from core_compiler.compile import TARGETS, compile_file
 from core_compiler.errors import HexploreError, UsageError
 from core_compiler.frontend import ParseOptions
 from core_compiler.passes import PassRecord
-from core_compiler.pipeline import Backend, ScopUnit, artifact_language, backend
+from core_compiler.pipeline import (
+    Backend,
+    ScopUnit,
+    artifact_language,
+    artifact_source_map,
+    backend,
+)
 from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.report import FORMATS, remark_text, render_report
 from core_compiler.runtime.footprint import default_sizes
@@ -47,12 +56,15 @@ from core_compiler.runtime.run import (
 )
 from core_compiler.schedule import tree_json
 from core_compiler.source import SourceRange
+from core_compiler.source_map import MappedLine, SourceMap, join_mapped
 
 
-def function_c(path: str, text: str, fn: FunctionAnalysis) -> dict[str, str]:
-    """`hexplore compile --target c` of the file `text` with only `fn`'s loop nests replaced:
-    ``{"<stem>.hexplore.c": source}``."""
-    return compile_file(FileAnalysis(path, (fn,), ()), "c", text=text).files
+def function_c(path: str, text: str, fn: FunctionAnalysis) -> tuple[str, SourceMap]:
+    """`hexplore compile --target c` of the file `text` with only `fn`'s loop nests replaced, and
+    which of its lines execute which statement."""
+    result = compile_file(FileAnalysis(path, (fn,), ()), "c", text=text)
+    ((name, source),) = result.files.items()
+    return source, result.source_maps[name]
 
 
 __all__ = [
@@ -65,20 +77,24 @@ __all__ = [
     "FileAnalysis",
     "FunctionAnalysis",
     "HexploreError",
+    "MappedLine",
     "ParseOptions",
     "PassRecord",
     "Remark",
     "RemarkKind",
     "ScopUnit",
+    "SourceMap",
     "SourceRange",
     "UsageError",
     "analyze_file",
     "artifact_language",
+    "artifact_source_map",
     "backend",
     "compile_file",
     "cuda_unavailable",
     "default_sizes",
     "function_c",
+    "join_mapped",
     "remark_text",
     "render_report",
     "run_function",

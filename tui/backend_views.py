@@ -15,7 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.api import FunctionAnalysis, PassRecord, ScopUnit, backend, function_c
+from explorer.api import (
+    Backend,
+    FunctionAnalysis,
+    PassRecord,
+    ScopUnit,
+    artifact_source_map,
+    backend,
+    function_c,
+    join_mapped,
+)
 from explorer.schedule_tree import ScheduleNode, schedule_tree
 from tui.codemap import StatementSpan, generated_lines, statement_spans
 
@@ -28,15 +37,14 @@ class Target:
     title: str
     pass_name: str  # the back-end pass whose artifact this is ("" for C)
     lexer: str  # pygments lexer name
-    mapped: bool  # whether statement text survives into this code
 
 
 TARGETS = (
-    Target("cuda", "CUDA", "codegen-cuda", "cuda", True),
-    Target("opencl", "OpenCL", "codegen-opencl", "c", True),
-    Target("c", "C", "", "c", True),
-    Target("llvm", "LLVM IR", "llvm-ir", "llvm", False),
-    Target("ptx", "PTX", "ptx", "ptx", False),
+    Target("cuda", "CUDA", "codegen-cuda", "cuda"),
+    Target("opencl", "OpenCL", "codegen-opencl", "c"),
+    Target("c", "C", "", "c"),
+    Target("llvm", "LLVM IR", "llvm-ir", "llvm"),
+    Target("ptx", "PTX", "ptx", "ptx"),
 )
 
 
@@ -69,39 +77,41 @@ def compute_backend_views(path: str, text: str, fa: FunctionAnalysis) -> Backend
     with ISL_LOCK:
         result = backend(fa)
         passes = result.records
-        spans = statement_spans(fa, text)
+        spans = statement_spans(fa)
         trees, kernels, problems = _trees_and_kernels(fa, result.units)
-        code = {t.key: _code_view(t, passes, fa, spans) for t in TARGETS if t.key != "c"}
-        code["c"] = _c_view(path, text, fa, spans)
+        code = {t.key: _code_view(t, result, fa) for t in TARGETS if t.key != "c"}
+        code["c"] = _c_view(path, text, fa)
     return BackendViews(passes, tuple(trees), tuple(kernels), code, spans, tuple(problems))
 
 
-def _code_view(
-    target: Target, passes: tuple[PassRecord, ...], fa: FunctionAnalysis, spans: tuple[StatementSpan, ...]
-) -> CodeView:
+def _code_view(target: Target, result: Backend, fa: FunctionAnalysis) -> CodeView:
+    """The artifacts of the target's pass, one per SCoP (titled when there are several), with
+    the source map each came with."""
     if not fa.scops:
         return CodeView(target, f"`{fa.function.name}` has no SCoP: nothing was generated", is_code=False)
-    chosen = [p for p in passes if p.name == target.pass_name]
-    errors = [p.text for p in passes if p.name == "backend-error"]
+    chosen = [p for p in result.records if p.name == target.pass_name]
+    errors = [p.text for p in result.records if p.name == "backend-error"]
     if not chosen:
         return CodeView(target, "".join(errors) or "no code was generated", is_code=False)
-    if len(chosen) == 1:
-        body = chosen[0].text
+    units: dict[int | None, ScopUnit] = {u.analysis.scop.index: u for u in result.units}
+    parts = [artifact_source_map(target.pass_name, units[p.scop]) for p in chosen]
+    if len(parts) == 1:
+        body, smap = parts[0]
     else:
-        body = "\n".join(f"// ===== {p.label}\n{p.text}" for p in chosen)
-    return CodeView(target, body, generated_lines(body, spans) if target.mapped else {})
+        titled = [(f"// ===== {p.label}\n{text}", m.shifted(1)) for p, (text, m) in zip(chosen, parts, strict=True)]
+        body, smap = join_mapped(titled, "\n")
+    return CodeView(target, body, generated_lines(smap, fa))
 
 
-def _c_view(path: str, text: str, fa: FunctionAnalysis, spans: tuple[StatementSpan, ...]) -> CodeView:
+def _c_view(path: str, text: str, fa: FunctionAnalysis) -> CodeView:
     target = TARGETS[2]
     if not fa.scops:
         return CodeView(target, f"`{fa.function.name}` has no SCoP: nothing was generated", is_code=False)
     try:
-        files = function_c(path, text, fa)
+        body, smap = function_c(path, text, fa)
     except Exception as e:  # a codegen bug is shown in the tab, not raised into the UI
         return CodeView(target, f"C generation failed: {type(e).__name__}: {e}", is_code=False)
-    body = next(iter(files.values()))
-    return CodeView(target, body, generated_lines(body, spans))
+    return CodeView(target, body, generated_lines(smap, fa))
 
 
 def _trees_and_kernels(

@@ -1,7 +1,7 @@
 """The Code tab: one inner tab per target (CUDA, OpenCL, C, LLVM IR, PTX), each highlighted.
 
-The lines generated from the statement under the source cursor are highlighted and scrolled to
-(`codemap.py` says which targets carry that mapping and what it covers).
+The lines generated from the statement under the source cursor are highlighted and scrolled to,
+in every target (`codemap.py` says what the printers' source maps cover).
 """
 
 from __future__ import annotations
@@ -87,8 +87,6 @@ class CodeTabs(Vertical):
 
 
 def _header(view: CodeView, statements: tuple[str, ...], lines: tuple[int, ...]) -> str:
-    if not view.target.mapped:
-        return f"{view.target.title}: no source mapping (no statement text survives here)"
     if not statements:
         return "move the source cursor onto a statement to see its code"
     where = ", ".join(map(str, lines)) if lines else "none"

@@ -6,10 +6,11 @@ import dataclasses
 import subprocess
 import sys
 
+from explorer.api import SourceMap
 from explorer.running import cuda_unavailable, run_function
 from tests.tui.helpers import DEMO, ROOT
 from tui.backend_views import compute_backend_views
-from tui.codemap import generated_lines, statement_key, statement_spans
+from tui.codemap import generated_lines, statement_spans
 from tui.model import open_session, pass_diff, size_params, visible_passes
 from tui.source_view import gutter_kinds
 
@@ -38,26 +39,22 @@ def test_visible_passes_hides_repeated_artifacts() -> None:
     assert visible_passes(repeated, True) == [0, 1, 3]
 
 
-def test_statement_shapes() -> None:
-    assert statement_key("C[i][j] += alpha * A[i][k] * B[k][j]") == "C+=alpha*A*B"
-    generated = "private_C[(((c0)) - ((T0))) / 16][0] += ((alpha * shared_A[(c0) - ((T0))][c2]) * shared_B[c2][t1]);"
-    assert statement_key(generated) == "C+=alpha*A*B"
-    assert statement_key("C[((c0)) * (n) + (T1 + t1)] = private_C[0][0];") == "C=C"  # a copy: no statement
-
-
 def test_jacobi_statements_map_to_their_own_lines() -> None:
     s = open_session(str(DEMO), DEMO.read_text())
     fa = s.function("jacobi_2d")
     assert fa is not None
-    spans = statement_spans(fa, s.text)
+    spans = statement_spans(fa)
     assert [(sp.name, sp.line) for sp in spans] == [("S0", 26), ("S1", 29)]
     views = compute_backend_views(s.path, s.text, fa)
-    for key in ("cuda", "opencl", "c"):
+    for key in ("cuda", "opencl", "c", "llvm", "ptx"):
         lines = views.code[key].lines
-        assert set(lines) == {"S0", "S1"} and not set(lines["S0"]) & set(lines["S1"])
+        assert set(lines) == {"S0", "S1"} and not set(lines["S0"]) & set(lines["S1"]), key
+    for key in ("cuda", "opencl", "c"):
         text = views.code[key].text.splitlines()
-        assert all(text[n - 1].strip().startswith("B[") for n in lines["S0"])
-    assert generated_lines("no statements here", spans) == {}
+        assert all(text[n - 1].strip().startswith("B[") for n in views.code[key].lines["S0"])
+    ir = views.code["llvm"].text.splitlines()
+    assert all("!dbg" in ir[n - 1] for n in views.code["llvm"].lines["S0"])
+    assert generated_lines(SourceMap(), fa) == {}
 
 
 def test_runs_report_failures_as_results() -> None:

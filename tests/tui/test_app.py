@@ -43,7 +43,7 @@ async def test_open_file_and_step_through_all_passes_with_diffs_and_times() -> N
         assert all(label.endswith(" ms") for label in labels)  # elapsed time per pass
         seen = []
         for _ in names:
-            seen.append(app.trace[app.pass_index].name)
+            seen.append(app.trace[app.pass_index].label)
             assert f"] {seen[-1]}  (" in static_text(app, "#pass-text")
             await pilot.press("n")
         assert seen == names

@@ -12,9 +12,12 @@ converts implicitly to any object pointer type the parameter has, VLA row pointe
 renamed with ``-Dmain=hexplore_unused_main``.
 
 Builds are cached by content: the wrapper is preprocessed, and the hash of the preprocessed text,
-the compiler and the flags names a shared library in the cache directory (``$HEXPLORE_CACHE_DIR``,
-else ``hexplore-<uid>/reference`` under the temporary directory). Edited headers therefore give a
-new build. Files appear atomically, so concurrent builds (pytest-xdist) are safe.
+the compiler and the flags names a shared library in the user's private cache directory
+(`core_compiler.user_dirs`: ``$XDG_CACHE_HOME/hexplore/reference`` by default, 0700, its owner and
+mode checked; one that fails the checks is not used). Edited headers therefore give a new build.
+The library's SHA-256 is written next to it (``<name>.so.sha256``) when it is built and checked
+before it is reused or loaded: a library that changed since is built again, never loaded. Files
+appear atomically, so concurrent builds (pytest-xdist) are safe.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -38,6 +40,7 @@ import numpy as np
 from core_compiler.errors import BuildError, LayoutError
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.signature import ArraySlot, Layout, ScalarSlot
+from core_compiler.user_dirs import cache_dir as user_cache_dir
 
 # Only the trampolines are exported, and the linker drops what they do not reach: a `main` that
 # calls functions of other files of the program (PolyBench's ``polybench_alloc_data``) links.
@@ -62,6 +65,7 @@ class ReferenceLibrary:
     function: str
     trampoline: str  # the exported symbol, hx_call_<function>
     cached: bool  # True when an earlier build was reused
+    sha256: str  # of the library when it was built: checked before it is loaded
 
 
 @dataclass(frozen=True)
@@ -123,11 +127,8 @@ def _set_global(slot: ScalarSlot | ArraySlot, k: int) -> str:
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("HEXPLORE_CACHE_DIR")
-    root = Path(env) if env else Path(tempfile.gettempdir()) / f"hexplore-{os.getuid()}"
-    path = root / "reference"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """The private ``reference`` cache directory (`core_compiler.user_dirs.cache_dir`)."""
+    return user_cache_dir("reference")
 
 
 def build_reference(
@@ -140,17 +141,19 @@ def build_reference(
     """Compile `source_path` (from `text`, an unsaved buffer, when given) with the trampoline."""
     options = options or BuildOptions()
     cc = _compiler(options.compiler)
-    source = _source_file(source_path, text)
-    wrapper = _write_once(cache_dir(), ".c", wrapper_source(str(source), layout))
+    directory = cache_dir()
+    source = _source_file(directory, source_path, text)
+    wrapper = _write_once(directory, ".c", wrapper_source(str(source), layout))
     pp_flags = _preprocessor_flags(source_path, layout, options)
     preprocessed = _run([cc, "-E", *pp_flags, str(wrapper)], "preprocessing", source_path)
     flags = (*BASE_FLAGS, *options.extra_flags)
     key = _digest(_compiler_id(cc).encode(), "\0".join(flags).encode(), preprocessed)
-    lib = cache_dir() / f"{layout.function}-{key}.so"
-    cached = lib.exists()
-    if not cached:
-        _compile(cc, flags, preprocessed, lib, source_path)
-    return ReferenceLibrary(str(lib), layout.function, trampoline_name(layout.function), cached)
+    lib = directory / f"{layout.function}-{key}.so"
+    digest = _verified_digest(lib)
+    cached = digest is not None
+    if digest is None:  # not built yet, or changed since it was: (re)build
+        digest = _compile(cc, flags, preprocessed, lib, source_path)
+    return ReferenceLibrary(str(lib), layout.function, trampoline_name(layout.function), cached, digest)
 
 
 def _preprocessor_flags(source_path: str, layout: Layout, options: BuildOptions) -> list[str]:
@@ -160,10 +163,10 @@ def _preprocessor_flags(source_path: str, layout: Layout, options: BuildOptions)
     return flags
 
 
-def _source_file(source_path: str, text: str | None) -> Path:
+def _source_file(directory: Path, source_path: str, text: str | None) -> Path:
     if text is None:
         return Path(source_path).resolve()
-    return _write_once(cache_dir(), ".c", text, stem=Path(source_path).stem)
+    return _write_once(directory, ".c", text, stem=Path(source_path).stem)
 
 
 def _write_once(directory: Path, suffix: str, text: str, stem: str = "wrapper") -> Path:
@@ -181,16 +184,41 @@ def _private(path: Path, suffix: str) -> Path:
     return path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}{suffix}")
 
 
-def _compile(cc: str, flags: tuple[str, ...], preprocessed: bytes, lib: Path, source: str) -> None:
-    tmp_i, tmp_so = _private(lib, ".i"), _private(lib, ".tmp.so")
+def _compile(cc: str, flags: tuple[str, ...], preprocessed: bytes, lib: Path, source: str) -> str:
+    """Build `lib`; its SHA-256, also written to its ``.sha256`` file."""
+    tmp_i, tmp_so, tmp_sum = _private(lib, ".i"), _private(lib, ".tmp.so"), _private(lib, ".tmp.sha256")
     tmp_i.write_bytes(preprocessed)
     try:
         _run([cc, "-x", "cpp-output", *flags, str(tmp_i), "-x", "none", "-o", str(tmp_so), "-lm"],
              "compilation", source)  # fmt: skip
+        digest = _file_digest(tmp_so)
+        tmp_sum.write_text(digest + "\n", encoding="ascii")
+        os.replace(tmp_sum, _digest_file(lib))
         os.replace(tmp_so, lib)
     finally:
-        tmp_i.unlink(missing_ok=True)
-        tmp_so.unlink(missing_ok=True)
+        for tmp in (tmp_i, tmp_so, tmp_sum):
+            tmp.unlink(missing_ok=True)
+    return digest
+
+
+def _digest_file(lib: Path) -> Path:
+    return lib.with_name(lib.name + ".sha256")
+
+
+def _file_digest(path: Path | str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _verified_digest(lib: Path) -> str | None:
+    """The SHA-256 of a cached `lib` that still matches the one recorded when it was built;
+    None when it is missing, has no record, or changed."""
+    try:
+        recorded = _digest_file(lib).read_text(encoding="ascii").strip()
+        actual = _file_digest(lib)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return actual if recorded == actual else None
 
 
 def _run(cmd: list[str], what: str, source: str) -> bytes:
@@ -263,7 +291,7 @@ def call_reference(
     buffers = [_buffer(slot, inputs) for slot in layout.slots]
     argv = (ctypes.c_void_p * max(1, len(buffers)))(*(b.ctypes.data for b in buffers))
     ret = np.zeros(1, dtype=_return_dtype(layout))
-    library = _load(lib.path, layout.function)
+    library = _load(lib.path, layout.function, lib.sha256)
     fn = getattr(library, lib.trampoline)
     fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_void_p], None
     sets, gets = _global_copies(library, layout)
@@ -316,7 +344,14 @@ def _return_dtype(layout: Layout) -> np.dtype:
 
 
 @functools.cache
-def _load(path: str, function: str) -> ctypes.CDLL:
+def _load(path: str, function: str, sha256: str) -> ctypes.CDLL:
+    """The library at `path`, once its SHA-256 is checked to be `sha256` (what was built)."""
+    try:
+        changed = _file_digest(path) != sha256
+    except OSError as e:
+        raise BuildError(f"the library built for `{function}` cannot be read: {e}") from e
+    if changed:
+        raise BuildError(f"{path} changed since it was built for `{function}`: not loading it")
     try:
         return ctypes.CDLL(path)
     except OSError as e:

@@ -23,7 +23,8 @@ import clang.cindex as ci
 
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.frontend.clang_parse import clang_args, diagnostics_as_remarks
-from core_compiler.frontend.lower import Lowerer, returned_expression
+from core_compiler.frontend.inline import returned_expression
+from core_compiler.frontend.lower import Lowerer
 from core_compiler.remarks import Remark
 
 _K = ci.CursorKind

@@ -19,8 +19,13 @@ runs its compiler jobs this way: `hexplore run`, the TUI's Run tab and the edito
 
 The worker's stdout and stderr (``printf`` in C code, Python's fault handler) are captured; their
 tail comes back in `WorkerResult.output`. `fn` must be importable by module and name in a fresh
-interpreter (a module-level function on the caller's ``sys.path``, which the worker inherits);
+interpreter (a module-level function on the caller's ``sys.path``, which the worker is given);
 its arguments and result must be picklable: frozen dataclasses of numpy arrays are.
+
+The worker is isolated from where it was started (``python -I``): it ignores ``PYTHON*``
+environment variables and the user's site directory, and its ``sys.path`` is exactly the caller's
+absolute entries, passed on its command line, never the current directory (a ``numpy.py`` in the
+folder of the C file being run is not imported; `tests/runtime/test_worker.py` checks it).
 """
 
 from __future__ import annotations
@@ -51,7 +56,11 @@ DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_TAIL = 4000  # characters of the worker's output kept
 _REAP_S = 5.0  # how long a worker that has answered may take to exit
 _POLL_S = 0.05  # how often `cancel` is asked
-_CHILD = "import sys; from core_compiler.runtime.worker import serve; serve(*map(int, sys.argv[1:]))"
+# argv: the pipe, the memory limit, then the caller's sys.path (set before anything is imported).
+_CHILD = (
+    "import sys; sys.path[:] = sys.argv[3:]; "
+    "from core_compiler.runtime.worker import serve; serve(int(sys.argv[1]), int(sys.argv[2]))"
+)
 Cancel = Callable[[], bool]
 
 
@@ -125,11 +134,10 @@ def _supervise(
 
 
 def _start(payload: bytes, log: IO[bytes], write_fd: int, memory_limit: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
-    env["PYTHONFAULTHANDLER"] = "1"
+    path = [p for p in sys.path if os.path.isabs(p)]  # "" (the current directory) is left out
     proc = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(write_fd), str(memory_limit)],
-        stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,), env=env,
+        [sys.executable, "-I", "-X", "faulthandler", "-c", _CHILD, str(write_fd), str(memory_limit), *path],
+        stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,),
     )  # fmt: skip
     assert proc.stdin is not None
     try:

@@ -1,10 +1,14 @@
-"""The reference build cache is the user's own (issue 31.4): a directory others own or can write
-is not used, and a cached library that changed since it was built is built again, never loaded."""
+"""What hexplore loads and runs is the user's own (issue 31.4): the reference build cache is a
+directory others neither own nor can write (else it is not used), a cached library that changed
+since it was built is built again, never loaded, and the run worker imports nothing from the
+current directory."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pwd
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,7 @@ from core_compiler.runtime import (
     make_inputs,
     reference,
 )
+from core_compiler.runtime.worker import run_in_worker
 from core_compiler.user_dirs import UnsafeCacheWarning, UnsafeDirectory, cache_root, private_dir
 
 DOT = "double dot(int n, double x[n], double y[n]) { double s = 0; for (int i = 0; i < n; i++) s += x[i] * y[i]; return s; }\n"
@@ -123,3 +128,22 @@ def test_a_library_changed_after_the_build_is_not_loaded(cache: Path, dot_c: str
     layout = layout_for_source(dot_c, "dot", {"n": 3})
     with pytest.raises(reference.BuildError, match="changed since it was built"):
         call_reference(lib, layout, make_inputs(layout))
+
+
+# ------------------------------------------------------------------------------ the run worker
+
+
+def worker_view(module: str) -> tuple[list[str], bool]:
+    """In a worker: its sys.path, and whether `module` could be imported."""
+    return list(sys.path), importlib.util.find_spec(module) is not None
+
+
+def test_the_worker_imports_nothing_from_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "hexplore_planted.py").write_text("raise SystemExit('imported from the cwd')\n")
+    monkeypatch.chdir(tmp_path)  # as `hexplore run` started in a cloned repository
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    path, found = run_in_worker(worker_view, ("hexplore_planted",), timeout_s=60).unwrap()
+    assert "" not in path and str(tmp_path) not in path, path
+    assert not found

@@ -211,11 +211,7 @@ def test_the_lsp_severity_overrides_name_registered_remarks() -> None:
 # ----------------------------------------------------------------------------------- dynamic
 
 
-# files whose every SCoP is mapped to the GPU in seconds (floyd_warshall's init_array takes minutes)
-SLOW_TO_MAP = {"floyd_warshall.c"}
-
-
-def _emitted_on(path: str, text: str | None = None, *, compile: bool = True) -> list[Remark]:
+def _emitted_on(path: str, text: str | None = None) -> list[Remark]:
     """Every remark analysis, `compile` (cuda, opencl offloading everything, c with OpenMP) and
     differentiation (with respect to every floating-point parameter) emit on one file."""
     from core_compiler.ad import NotDifferentiable, differentiate
@@ -226,7 +222,7 @@ def _emitted_on(path: str, text: str | None = None, *, compile: bool = True) -> 
 
     fa = analyze_file(path, text)
     out = list(fa.all_remarks())
-    if not compile or not any(f.scops for f in fa.functions):
+    if not any(f.scops for f in fa.functions):
         return out
     out += compile_file(fa, "cuda", text=text).remarks
     out += compile_file(fa, "opencl", text=text, always_offload=True).remarks
@@ -345,7 +341,7 @@ def test_a_remark_with_another_kind_pass_or_no_message_is_caught() -> None:
 @pytest.mark.slow  # about five minutes: every kernel analysed, compiled three ways and differentiated
 @pytest.mark.parametrize("path", sorted(ROOT.glob("tests/kernels/*.c")), ids=lambda p: p.name)
 def test_every_remark_on_the_kernels_is_registered(path: Path) -> None:
-    assert check_emitted(_emitted_on(str(path), compile=path.name not in SLOW_TO_MAP)) == []
+    assert check_emitted(_emitted_on(str(path))) == []
 
 
 # ------------------------------------------------------------------------------ the registry

@@ -27,6 +27,10 @@ Operations:
   one of `DEVICES`, in a worker process with a time limit (`RunReport`; `NOT_CHECKABLE` begins
   the message of a run that could not be checked); `cuda_unavailable()`; `default_sizes(...)`.
 
+Files of the user's own (`core_compiler/user_dirs.py`): `cache_root()`, `private_dir(path)` (made
+0700 and checked), `check_private(path)`; `UnsafeDirectory` when a directory others could write is
+refused (SECURITY.md).
+
 The `hexplore` subcommands' drivers are in `explorer/commands.py`.
 """
 
@@ -57,6 +61,7 @@ from core_compiler.runtime.run import (
 from core_compiler.schedule import tree_json
 from core_compiler.source import SourceRange
 from core_compiler.source_map import MappedLine, SourceMap, join_mapped
+from core_compiler.user_dirs import UnsafeDirectory, cache_root, check_private, private_dir
 
 
 def function_c(path: str, text: str, fn: FunctionAnalysis) -> tuple[str, SourceMap]:
@@ -85,16 +90,20 @@ __all__ = [
     "ScopUnit",
     "SourceMap",
     "SourceRange",
+    "UnsafeDirectory",
     "UsageError",
     "analyze_file",
     "artifact_language",
     "artifact_source_map",
     "backend",
+    "cache_root",
+    "check_private",
     "compile_file",
     "cuda_unavailable",
     "default_sizes",
     "function_c",
     "join_mapped",
+    "private_dir",
     "remark_text",
     "render_report",
     "run_function",

@@ -1,4 +1,5 @@
-"""``hexplore-lsp``: the language server (pygls 2) over stdio, or TCP with ``--tcp HOST:PORT``.
+"""``hexplore-lsp``: the language server (pygls 2) over stdio, or TCP with ``--tcp HOST:PORT``
+(loopback only, a session token, one server per connection: `lsp/tcp.py`).
 
 Each open document lives in an explorer `Workspace`. Every didOpen/didChange schedules an analysis
 of that version on one worker thread; a newer version makes the queued or running analysis of an
@@ -41,7 +42,7 @@ from explorer.errors import Cancelled, UnknownDocument
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import SETTING_KEYS, Settings
 from explorer.workspace import Document, DocumentAnalysis, Workspace
-from lsp import code_lens, custom_requests, diagnostics, hover, inlay_hints
+from lsp import code_lens, custom_requests, diagnostics, hover, inlay_hints, tcp
 from lsp.positions import LineIndex
 
 __version__ = "0.1.0"
@@ -50,7 +51,7 @@ T = TypeVar("T")
 
 
 class HexploreServer(LanguageServer):
-    def __init__(self, workspace: Workspace | None = None) -> None:
+    def __init__(self, workspace: Workspace | None = None, executor: ThreadPoolExecutor | None = None) -> None:
         super().__init__(
             "hexplore-lsp",
             __version__,
@@ -59,7 +60,9 @@ class HexploreServer(LanguageServer):
             converter_factory=_converter,
         )
         self.explorer = workspace or Workspace()
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-analysis")
+        # The analysis thread; over TCP the connections' servers share one (`lsp/tcp.py`).
+        self._owns_executor = executor is None
+        self.executor = executor or ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-analysis")
         self.tasks: dict[str, asyncio.Future[DocumentAnalysis | None]] = {}
         self._register()
 
@@ -193,11 +196,12 @@ class HexploreServer(LanguageServer):
         self._apply_settings(params.initialization_options)
 
     def on_shutdown(self, params: None) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        if self._owns_executor:
+            self.executor.shutdown(wait=False, cancel_futures=True)
 
     def on_exit(self, params: None) -> None:
-        # pygls then raises SystemExit, which ends a stdio server but, over TCP, only the
-        # connection's task: stop the TCP server too, so that the process exits either way.
+        # pygls then raises SystemExit, which ends a stdio server; over TCP, `lsp/tcp.py` ends
+        # only this client's connection (its stop event, set here).
         self.shutdown()
 
     # ------------------------------------------------------------------------- text sync
@@ -381,18 +385,27 @@ def _plain(method: Callable[..., Any]) -> Callable[..., Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hexplore-lsp", description="hexplore's language server")
     parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
+    parser.add_argument(
+        "--tcp", metavar="HOST:PORT",
+        help="listen on a loopback TCP socket instead (port 0: any free one); clients send the session token",
+    )  # fmt: skip
+    parser.add_argument(
+        "--token-file", metavar="PATH",
+        help="with --tcp: where to write the session token (default $XDG_RUNTIME_DIR/hexplore-lsp-PORT.token)",
+    )  # fmt: skip
     parser.add_argument("--log-level", default="WARNING", help="logging level on stderr")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="hexplore-lsp %(levelname)s %(message)s")
-    server = HexploreServer()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not host or not port.isdigit():
             parser.error(f"--tcp expects HOST:PORT, got {args.tcp!r}")
-        server.start_tcp(host, int(port))
-    else:
-        server.start_io()
+        if not tcp.is_loopback(host):
+            parser.error(f"--tcp listens on loopback addresses only (127.0.0.1, ::1, localhost), not {host!r}")
+        return tcp.main(host, int(port), args.token_file, lambda executor: HexploreServer(executor=executor))
+    if args.token_file:
+        parser.error("--token-file goes with --tcp")
+    HexploreServer().start_io()
     return 0
 
 

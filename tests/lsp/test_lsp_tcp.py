@@ -1,12 +1,10 @@
-"""`hexplore-lsp --tcp HOST:PORT`: the same server over a socket; `exit` ends the process."""
+"""`hexplore-lsp --tcp HOST:PORT`: the same server over a socket, for a client that sends the
+session token (`tests/lsp/test_tcp_security.py` checks who is refused); `exit` ends the client's
+connection, SIGTERM the process."""
 
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,30 +12,13 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from tests.lsp.lsp_helpers import FIXTURES
+from tests.lsp.tcp_helpers import start_server
 
 pytestmark = pytest.mark.asyncio
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def _connect(client: LanguageClient, port: int) -> None:
-    for _ in range(200):
-        try:
-            await client.start_tcp("127.0.0.1", port)
-            return
-        except OSError:
-            await asyncio.sleep(0.05)
-    raise TimeoutError("hexplore-lsp did not listen")
-
-
-async def test_tcp_session() -> None:
-    port = _free_port()
-    root = Path(__file__).parents[2]
-    proc = subprocess.Popen([sys.executable, "-m", "lsp.server", "--tcp", f"127.0.0.1:{port}"], cwd=root)
+async def test_tcp_session(tmp_path: Path) -> None:
+    server = start_server(tmp_path)
     try:
         client = LanguageClient("tcp-test", "0")
         published: list[types.PublishDiagnosticsParams] = []
@@ -46,8 +27,11 @@ async def test_tcp_session() -> None:
         def on_publish(params: types.PublishDiagnosticsParams) -> None:
             published.append(params)
 
-        await _connect(client, port)
-        await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        await client.start_tcp("127.0.0.1", server.port)
+        options = {"token": server.token}
+        await client.initialize_async(
+            types.InitializeParams(capabilities=types.ClientCapabilities(), initialization_options=options)
+        )
         client.initialized(types.InitializedParams())
         uri = (FIXTURES / "indirect.c").as_uri()
         text = (FIXTURES / "indirect.c").read_text()
@@ -59,12 +43,8 @@ async def test_tcp_session() -> None:
         assert sorted(str(d.code) for d in published[0].diagnostics) == ["ImpureCall", "IndirectAccess"]
         await client.shutdown_async(None)
         client.exit(None)
-        deadline = time.monotonic() + 10
-        while proc.poll() is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        assert proc.poll() is not None, "the server kept running after exit"
-        await client.stop()
+        await asyncio.wait_for(client.stop(), 10)  # the server closed the connection
+        assert server.proc.poll() is None, "one client's exit stopped the server"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        assert server.stop() == 0
+    assert not server.token_file.exists()

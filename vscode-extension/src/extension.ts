@@ -21,9 +21,10 @@ import {
 } from './protocol';
 import { SOURCE } from './remarks';
 import { formatRunResult, integerParameters, parseSize } from './run';
-import { defaultEnvironment, resolveServerCommand } from './serverCommand';
+import { defaultEnvironment, resolveServerCommand, type ServerConfig } from './serverCommand';
 import { REMARK_SECTION, remarkToggles, RESTART_SECTIONS, SERVER_SECTIONS, serverSettings } from './settings';
 import { type ServerState, statusText } from './status';
+import { chooseServer, type Consent } from './trust';
 import { type CodeView, parseViewUri, SCHEME, type ViewSpec, viewUriParts } from './virtualDocs';
 
 const LANGUAGES = ['c', 'cpp', 'cuda-cpp'];
@@ -69,13 +70,28 @@ async function request<T>(method: string, params: object, token?: vscode.Cancell
 
 // ----------------------------------------------------------------------------- the server
 
+/** The modal question before a workspace's own `.venv/bin/hexplore-lsp` starts (trust.ts). */
+async function askWorkspaceServer(command: string): Promise<Consent> {
+  const allow = 'Allow';
+  const onPath = 'Use hexplore-lsp on PATH';
+  const choice = await vscode.window.showWarningMessage(
+    `hexplore: start the language server of this workspace, ${command}? It is a program from the folder you opened: allow it only if you trust that folder.`,
+    { modal: true },
+    allow,
+    onPath,
+  );
+  return choice === allow ? 'allow' : choice === onPath ? 'path' : undefined;
+}
+
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const cfg = config();
   const roots = workspaceRoots();
-  const resolved = resolveServerCommand(
-    { serverPath: cfg.get<string>('server.path', ''), pythonPath: cfg.get<string>('server.pythonPath', ''), args: cfg.get<string[]>('server.args', []) },
-    defaultEnvironment(roots),
-  );
+  const serverConfig: ServerConfig = {
+    serverPath: cfg.get<string>('server.path', ''), pythonPath: cfg.get<string>('server.pythonPath', ''), args: cfg.get<string[]>('server.args', []),
+  };
+  const env = defaultEnvironment(roots, vscode.workspace.isTrusted);
+  let resolved = resolveServerCommand(serverConfig, env);
+  if (!('error' in resolved)) resolved = await chooseServer(resolved, serverConfig, env, askWorkspaceServer, context.workspaceState);
   if ('error' in resolved) {
     setState('failed', resolved.error);
     output.appendLine(resolved.error);
@@ -352,6 +368,10 @@ async function showArtifact(arg: unknown): Promise<void> {
 }
 
 async function runKernel(arg: unknown): Promise<void> {
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage('hexplore: Run builds and runs code of this workspace; trust the workspace to use it.');
+    return;
+  }
   const t = await target(arg);
   if (!t) return;
   const uri = vscode.Uri.parse(t.uri);
@@ -445,6 +465,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (isSource(e.document) && e.contentChanges.length) views.sourceChanged(e.document.uri.toString());
     }),
     vscode.workspace.onDidCloseTextDocument((d) => functionsCache.delete(d.uri.toString())),
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      output.appendLine('workspace trusted: restarting hexplore-lsp');
+      await stopClient();
+      await startClient(context);
+    }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (RESTART_SECTIONS.some((s) => e.affectsConfiguration(s))) {
         output.appendLine('hexplore.server settings changed: restarting hexplore-lsp');

@@ -52,6 +52,9 @@ export class Uri {
   static joinPath(base: Uri, ...parts: string[]): Uri {
     return new Uri(base.scheme, [base.path, ...parts].join('/'), '');
   }
+  get fsPath(): string {
+    return this.path;
+  }
   toString(): string {
     return `${this.scheme}:${this.path}${this.query ? '?' + this.query : ''}`;
   }
@@ -117,6 +120,8 @@ export const recorded = {
   output: [] as string[],
   statusBar: { text: '', tooltip: '' as unknown, shown: false },
   settings: new Map<string, unknown>(),
+  modals: [] as { message: string; items: string[] }[], // modal showWarningMessage calls
+  modalAnswer: undefined as string | undefined, // what the user picks in them
 };
 
 Object.assign(window, {
@@ -136,7 +141,15 @@ Object.assign(window, {
     return item;
   },
   showErrorMessage: async (m: string) => { recorded.errors.push(m); return undefined; },
-  showWarningMessage: async (m: string) => { recorded.errors.push(m); return undefined; },
+  showWarningMessage: async (m: string, ...rest: unknown[]) => {
+    const options = rest[0] as { modal?: boolean } | undefined;
+    if (options && typeof options === 'object' && options.modal) {
+      recorded.modals.push({ message: m, items: rest.slice(1) as string[] });
+      return recorded.modalAnswer;
+    }
+    recorded.errors.push(m);
+    return undefined;
+  },
   showInformationMessage: async () => undefined,
   setStatusBarMessage: () => ({ dispose() {} }),
   onDidChangeVisibleTextEditors: noEvent,
@@ -154,6 +167,8 @@ export const commands = {
 
 Object.assign(workspace, {
   workspaceFolders: undefined,
+  isTrusted: true,
+  onDidGrantWorkspaceTrust: noEvent,
   registerTextDocumentContentProvider(scheme: string, provider: unknown) {
     recorded.providers.set(scheme, provider);
     return { dispose: () => recorded.providers.delete(scheme) };

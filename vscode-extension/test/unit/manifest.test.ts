@@ -30,3 +30,11 @@ test('activation on the selector languages', () => {
   assert.match(extension, /const LANGUAGES = \['c', 'cpp', 'cuda-cpp'\]/);
   assert.ok(fs.existsSync(path.join(root, 'README.md')));
 });
+
+test('untrusted workspaces: limited, and the server command is the user\'s to choose', () => {
+  const policy = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(policy.supported, 'limited');
+  const server = ['hexplore.server.path', 'hexplore.server.pythonPath', 'hexplore.server.args'];
+  assert.deepEqual([...policy.restrictedConfigurations].sort(), [...server].sort());
+  for (const key of server) assert.equal(manifest.contributes.configuration.properties[key].scope, 'machine', key);
+});

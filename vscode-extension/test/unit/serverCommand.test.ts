@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { type Environment, resolveServerCommand } from '../../src/serverCommand';
 
 const env = (executables: string[], more: Partial<Environment> = {}): Environment => ({
-  workspaceFolders: ['/ws'], pathEnv: '/usr/bin:/opt/bin', platform: 'linux', isExecutable: (f) => executables.includes(f), ...more,
+  workspaceFolders: ['/ws'], pathEnv: '/usr/bin:/opt/bin', platform: 'linux', isExecutable: (f) => executables.includes(f), trusted: true, ...more,
 });
 const none = { serverPath: '', pythonPath: '', args: [] as string[] };
 
@@ -38,4 +38,26 @@ test('not found: say what was tried', () => {
   assert.ok('error' in r);
   assert.match(r.error, /tried \/ws\/.venv\/bin\/hexplore-lsp, hexplore-lsp on PATH/);
   assert.match(r.error, /hexplore\.server\.path/);
+});
+
+test('an untrusted workspace: never its .venv, nor a configured path inside it', () => {
+  const untrusted = { trusted: false };
+  assert.deepEqual(resolveServerCommand(none, env(['/ws/.venv/bin/hexplore-lsp', '/opt/bin/hexplore-lsp'], untrusted)), {
+    command: '/opt/bin/hexplore-lsp', args: [], origin: 'PATH',
+  });
+  const r = resolveServerCommand(none, env(['/ws/.venv/bin/hexplore-lsp'], untrusted));
+  assert.ok('error' in r);
+  assert.match(r.error, /tried hexplore-lsp on PATH\) \(a workspace \.venv is not used: the workspace is not trusted\)/);
+  for (const serverPath of ['${workspaceFolder}/.venv/bin/hexplore-lsp', 'tools/hexplore-lsp', '/ws/x']) {
+    const e = resolveServerCommand({ ...none, serverPath }, env([], untrusted));
+    assert.ok('error' in e, serverPath);
+    assert.match(e.error, /inside the workspace folder \/ws, which is not trusted/);
+  }
+  const py = resolveServerCommand({ ...none, pythonPath: '.venv/bin/python' }, env([], untrusted));
+  assert.ok('error' in py && /hexplore\.server\.pythonPath/.test(py.error));
+  // outside the workspace, a user's path is used as given
+  assert.deepEqual(resolveServerCommand({ ...none, serverPath: '/opt/hx/hexplore-lsp' }, env([], untrusted)), {
+    command: '/opt/hx/hexplore-lsp', args: [], origin: 'hexplore.server.path',
+  });
+  assert.ok(!('error' in resolveServerCommand({ ...none, serverPath: '/wsx/hexplore-lsp' }, env([], untrusted))));
 });

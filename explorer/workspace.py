@@ -306,7 +306,12 @@ class Workspace:
                 self.cache.put(key, CachedFunction(moved, src.line, src.end_line, entry.trace_line), True)
                 return FunctionResult(moved, "relocated", entry.trace_line == src.line, key)
         counters.analysed += 1
-        analysis = _analyze_function(parsed.lower(src), settings, parsed.errors)
+        try:
+            fn = parsed.lower(src)
+        except Exception as e:  # a bug in the front end: a remark on this function, not the file's end
+            failed = _internal_error(_unlowered(parsed, src), "reading", e)
+            return FunctionResult(failed, "analysed", True, None)  # not cached: read again next time
+        analysis = _analyze_function(fn, settings, parsed.errors)
         if not parsed.cacheable:
             return FunctionResult(analysis, "analysed", True, None)
         self.cache.put(key, CachedFunction(analysis, src.line, src.end_line, src.line))
@@ -408,15 +413,27 @@ def _analyze_function(
     try:
         return analyze_function(fn, settings.analysis, errors)
     except Exception as e:  # a bug in the core: report it on the function, keep serving the rest
-        note = missed(
-            "explorer",
-            "InternalError",
-            f"hexplore hit an internal error analysing `{fn.name}` ({type(e).__name__}: {e}); "
-            "the other functions are unaffected — please report this",
-            fn.name_range,
-            fn.name,
-        )
-        return FunctionAnalysis(fn, (), (note,))
+        return _internal_error(fn, "analysing", e)
+
+
+def _internal_error(fn: ir.Function, doing: str, e: Exception) -> FunctionAnalysis:
+    note = missed(
+        "explorer",
+        "InternalError",
+        f"hexplore hit an internal error {doing} `{fn.name}` ({type(e).__name__}: {e}); "
+        "the other functions are unaffected — please report this",
+        fn.name_range,
+        fn.name,
+    )
+    return FunctionAnalysis(fn, (), (note,))
+
+
+def _unlowered(parsed: ParsedFile, src: FunctionSource) -> ir.Function:
+    """A function the front end failed to lower, as far as its source says: its name, range and text."""
+    rng = SourceRange(parsed.path, src.line, src.col, src.end_line, src.end_col)
+    loc = src.cursor.location
+    name_range = SourceRange(parsed.path, loc.line, loc.column, loc.line, loc.column + len(src.name))
+    return ir.Function(src.name, ir.OtherType(src.cursor.result_type.spelling), (), (), rng, name_range, text=src.text)
 
 
 def _relative_errors(parsed: ParsedFile, src: FunctionSource) -> tuple[RelativeError, ...]:

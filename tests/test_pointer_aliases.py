@@ -156,3 +156,36 @@ def test_moving_or_escaping_pointers_stay_local_pointers(function: str) -> None:
     assert f is not None
     assert not named(list(f.remarks), "PointerIntoArray")
     assert named(list(f.remarks), "PossibleAliasing") or not f.scops, [r.message for r in f.remarks]
+
+
+TO_SCALARS = """
+int g;
+void to_global(int n) {
+  int *p = &g;
+  for (int i = 0; i < n; i++)
+    *p = i;
+}
+void to_local(int n, int *out) {
+  int s = 0;
+  int *p = &s;
+  for (int i = 0; i < n; i++)
+    p[0] += i;
+  out[0] = s;
+}
+void set_later(int n, int *a) {
+  int *p;
+  p = &g;
+  for (int i = 0; i < n; i++)
+    a[i] = *p;
+}
+"""
+
+
+@pytest.mark.parametrize("function", ["to_global", "to_local", "set_later"])
+def test_pointers_to_scalars_are_no_aliases(function: str) -> None:
+    """`int *p = &g; … *p = i;` (csmith writes it everywhere) once crashed the front end: the
+    address of a scalar was taken as an array element with no subscripts (issue 31)."""
+    f = analyze(TO_SCALARS).function(function)
+    assert f is not None
+    assert not named(list(f.remarks), "PointerIntoArray")
+    assert not named(list(f.remarks), "InternalError"), [r.message for r in f.remarks]

@@ -37,7 +37,8 @@ _ASSIGNING_UNARY = {"++", "--", "post++", "post--", "&"}
 
 @dataclass(frozen=True)
 class Alias:
-    """``p`` set to the address of ``base[indices]``: ``p[e]`` is ``base[indices[:-1]][indices[-1] + e]``."""
+    """``p`` set to the address of ``base[indices]``: ``p[e]`` is ``base[indices[:-1]][indices[-1] + e]``.
+    `base` is an array, so `indices` is never empty (a pointer to a scalar is no alias)."""
 
     base: str
     indices: tuple[ir.Expr, ...]
@@ -245,6 +246,8 @@ def _subscripted(
             return None
         return Alias(known.base, known.element(lowered[0], lowered[0].range, lowered[0].range).indices)
     full = rank(node)
+    if full == 0:
+        return None  # `&x` of a scalar `x`: no array to index (`int *p = &g; *p = i;`)
     if element and len(lowered) == full:
         return Alias(node.spelling, lowered)
     if not element and len(lowered) == full - 1:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from core_compiler.analysis import analyze_file
-from core_compiler.frontend import ParseOptions
+from core_compiler.frontend import ParseOptions, ir
 from explorer.errors import Cancelled, UnknownDocument, UnknownFunction, UnknownPass
+from explorer.parsing import FunctionSource, ParsedFile
 from explorer.settings import Settings
 from explorer.workspace import DocumentAnalysis, TextChange, Workspace, apply_changes, path_for_uri
 
@@ -225,3 +226,31 @@ def test_uris_become_paths() -> None:
     assert path_for_uri("file:///a/b%20c.c") == "/a/b c.c"
     assert path_for_uri("untitled:Untitled-1", "cuda").endswith("untitled_Untitled-1.cu")
     assert path_for_uri("untitled:Untitled-1").endswith(".c")
+
+
+def test_an_internal_error_lowering_one_function_is_a_remark_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A front-end bug in one function (issue 31: `int *p = &g; *p = i;` raised IndexError while
+    lowering) once ended the whole document's analysis: no diagnostics for any function. It is an
+    `InternalError` remark on that function; the others are analysed as always."""
+    real = ParsedFile.lower
+
+    def lower(self: ParsedFile, fn: FunctionSource) -> ir.Function:
+        if fn.name == "dot":
+            raise IndexError("tuple index out of range")
+        return real(self, fn)
+
+    monkeypatch.setattr(ParsedFile, "lower", lower)
+    w = Workspace()
+    w.open(URI, MATMUL, version=1)
+    result = w.analyze(URI)
+    assert origins(result) == {"matmul": "analysed", "dot": "analysed", "prefix_sum": "analysed"}
+    dot = result.function("dot")
+    assert dot is not None
+    (note,) = dot.remarks
+    assert note.name == "InternalError" and "IndexError" in note.message and "`dot`" in note.message
+    assert note.range.line == dot.analysis.function.range.line  # the name, on the definition's line
+    fresh = analyze_file(PATH, MATMUL)
+    for name in ("matmul", "prefix_sum"):
+        assert result.function(name).remarks == fresh.function(name).remarks  # type: ignore[union-attr]
+    again = w.analyze(URI)  # not cached: read again, and the same remark
+    assert again.function("dot").remarks == dot.remarks  # type: ignore[union-attr]

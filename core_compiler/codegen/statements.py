@@ -16,7 +16,7 @@ import islpy as isl
 
 from core_compiler.codegen.ast_print import call_parts, expr_c
 from core_compiler.frontend import ir
-from core_compiler.scop.affine import Affine, is_atom
+from core_compiler.scop.affine import Affine, FloorDiv, Mod, Term, product_text, signed_sum
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo, ArrayDecl
 
@@ -86,7 +86,7 @@ def local_buffers(printer: StatementPrinter) -> tuple[list[str], list[str]]:
 
 
 def _aff_c(a: Affine) -> str:
-    return f"({a.isl()})"
+    return f"({_sum_c(a, {}, '*')})"
 
 
 def extent_c(e: isl.AstExpr | str | None) -> str:
@@ -173,20 +173,35 @@ class StatementPrinter:
         return f"{array}[{_linear(idx, lay.extent)}]"
 
 
-def affine_c(a: Affine, subst: dict[str, str]) -> str:
-    parts = []
-    for name, coeff in a.coeffs:
-        if is_atom(name):
-            text = name
-            for it, val in subst.items():
-                text = text.replace(it, val)
-            term = text.replace("mod", "%").replace("floor(", "(")
-        else:
-            term = subst.get(name, name)
-        parts.append(term if coeff == 1 else f"{coeff} * {term}")
+def affine_c(a: Affine, subst: Mapping[str, str]) -> str:
+    """C text of the subscript `a`, each variable in `subst` (the statement's iterators) replaced
+    by its C expression there (parenthesized): ``2 * (c0) + ((c1 + 1)/2)`` for ``2*i + (j + 1)/2``.
+
+    The model's ``floor``/``mod`` are printed as C's ``/`` and ``%``, which round toward zero:
+    the same value, since `core_compiler.scop.model.negative_division` keeps out every division
+    whose numerator can be negative. The one printer of affine forms in C, OpenCL and CUDA."""
+    return _sum_c(a, subst, " * ")
+
+
+def _sum_c(a: Affine, subst: Mapping[str, str], times: str) -> str:
+    """`a` in C; `times` spells products (``2 * x`` in subscripts, ``2*x`` inside atoms and extents,
+    as isl writes them)."""
+    parts = [product_text(coeff, _term_c(term, subst), times) for term, coeff in a.coeffs]
     if a.const or not parts:
         parts.append(str(a.const))
-    return " + ".join(parts).replace("+ -", "- ")
+    return signed_sum(parts)
+
+
+def _term_c(term: Term, subst: Mapping[str, str]) -> str:
+    """A variable (its C name, or its value in `subst`) or an atom, parenthesized whole."""
+    if isinstance(term, str):
+        return subst.get(term, term)
+    num = _sum_c(term.num, subst, "*")
+    if isinstance(term, FloorDiv):
+        return f"(({num})/{term.den})"
+    if isinstance(term, Mod):
+        return f"(({num}) % {term.den})"
+    return f"(({num}) % ({_sum_c(term.den, subst, '*')}))"
 
 
 def _linear(idx: list[str], extent: tuple[isl.AstExpr | str | None, ...]) -> str:

@@ -12,7 +12,6 @@ iterators, GPU ids), read-only floating scalars, and array base pointers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -27,7 +26,7 @@ from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.c_types import CValue
 from core_compiler.llvm.isl_expr import lower_expr
 from core_compiler.llvm.math_calls import MathLibrary
-from core_compiler.scop.affine import Affine, is_atom, wrap_pieces, wrapping_mod
+from core_compiler.scop.affine import Affine, Atom, isl_name, term_pw_aff
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo
 
@@ -59,7 +58,7 @@ class StatementLowering:
         self.accesses: dict[str, dict[object, AccessInfo]] = {
             s.name: {a.info.node: a.info for a in (*s.reads, *s.writes)} for s in scop.statements
         }
-        self._atoms: dict[str, tuple[isl.AstExpr, tuple[str, ...]]] = {}
+        self._atoms: dict[Atom, tuple[isl.AstExpr, tuple[str, ...]]] = {}
 
     def assign(self, b: ir.IRBuilder, stmt: Statement, iters: Mapping[str, ir.Value], scope: Scope) -> None:
         """Emit ``target op= value`` for the instance whose iterators have the values `iters`."""
@@ -137,24 +136,25 @@ class StatementLowering:
     def affine(self, b: ir.IRBuilder, a: Affine, names: Mapping[str, ir.Value]) -> ir.Value:
         out: ir.Value = ir.Constant(self.ity, a.const)
         for name, coeff in a.coeffs:
-            term = self.atom(b, name, names) if is_atom(name) else names[name]
+            term = names[name] if isinstance(name, str) else self.atom(b, name, names)
             if coeff != 1:
                 term = b.mul(ir.Constant(self.ity, coeff), term, flags=["nsw"])
             out = b.add(out, term, flags=["nsw"])
         return out
 
-    def atom(self, b: ir.IRBuilder, text: str, names: Mapping[str, ir.Value]) -> ir.Value:
-        """A ``floor((i)/2)`` or ``((i) mod 2)`` term, through isl's own AST expression for it;
-        ``((i + 1) mod (n))`` as the model reads it (`wrapping_mod`)."""
-        if text not in self._atoms:
-            ids = tuple(sorted(set(re.findall(r"[A-Za-z_]\w*", text)) - {"floor", "mod"}))
-            wraps = wrapping_mod(text)
-            pieces = "; ".join(f"[{v}] : {w}" for v, w in wrap_pieces(*wraps)) if wraps else f"[({text})]"
-            pa = isl.PwAff.read_from_str(self.scop.ctx, f"[{', '.join(ids)}] -> {{ {pieces} }}")
+    def atom(self, b: ir.IRBuilder, atom: Atom, names: Mapping[str, ir.Value]) -> ir.Value:
+        """A `FloorDiv` or `Mod` term, through isl's own AST expression for it (as loop bounds are
+        lowered: ``fdiv_q``, ``pdiv_r``); a `WrapMod` as the model reads it, in pieces."""
+        if atom not in self._atoms:
+            variables = tuple(sorted(Affine.of({atom: 1}).variables(), key=isl_name))
+            space = isl.Space.create_from_names(self.scop.ctx, set=[], params=[isl_name(v) for v in variables])
+            pa = term_pw_aff(atom, space)
             build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space()))
-            self._atoms[text] = (build.expr_from_pw_aff(pa), ids)
-        expr, _ = self._atoms[text]
-        return lower_expr(b, expr, names, self.ity)
+            self._atoms[atom] = (build.expr_from_pw_aff(pa), variables)
+        expr, variables = self._atoms[atom]
+        # iterators are known by their C names, parameters by both theirs and isl's
+        values = {isl_name(v): names[v] if v in names else names[isl_name(v)] for v in variables}
+        return lower_expr(b, expr, values, self.ity)
 
 
 def linearize(b: ir.IRBuilder, idx: list[ir.Value], inner: list[ir.Value], ity: ir.IntType) -> ir.Value:

@@ -63,9 +63,9 @@ def _strides(extents: tuple[Affine | None, ...], ints: Mapping[str, int]) -> lis
     """Row-major strides of an array whose inner extents are known at `ints`."""
     strides = [1]
     for e in reversed(extents[1:]):
-        if e is None or not e.names <= ints.keys():
+        if e is None or e.atoms or not e.names <= ints.keys():
             return None
-        strides.insert(0, strides[0] * (e.const + sum(c * ints[n] for n, c in e.coeffs)))
+        strides.insert(0, strides[0] * (e.const + sum(c * ints[n] for n, c in e.coeffs if isinstance(n, str))))
     return strides
 
 

@@ -5,34 +5,67 @@ a constant (``2*i + n - 1``); C's ``/`` and ``%`` by a positive constant are acc
 ``floor`` and ``mod`` (exact for the non-negative values loop counters take). Polynomials
 (``i*n + j``) are kept separately for delinearization.
 
+An affine form is a small expression tree, as loopy's and exo's index expressions are: an
+`Affine` is a linear combination of *terms*, each a variable (its C name, a ``str``) or an
+*atom*: `FloorDiv` (``i / 2``), `Mod` (``i % 2``) or `WrapMod` (``(i + 1) % n``), whose operands
+are `Affine` again. Every reading of it walks the tree: `Affine.isl` (isl text for the model),
+`isl_pw_aff` (an ``isl.PwAff`` built with isl's own operations), the C printer
+(`core_compiler.codegen.statements.affine_c`) and the LLVM lowering. Nothing edits their text.
+
 Failures carry the offending sub-expression, so that remarks point at exactly that text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+
+import islpy as isl
 
 from core_compiler.frontend import ir
 
 
 @dataclass(frozen=True)
 class Affine:
-    """``sum(coeffs[name] * name) + const``; `atoms` holds isl text of floor/mod terms."""
+    """``sum(coeff * term) + const``: a term is a variable's name or an atom (`FloorDiv`, `Mod`,
+    `WrapMod`); `coeffs` are sorted by the isl text of their terms, nonzero."""
 
-    coeffs: tuple[tuple[str, int], ...]
+    coeffs: tuple[tuple[Term, int], ...]
     const: int
 
     @staticmethod
-    def of(coeffs: dict[str, int], const: int = 0) -> Affine:
-        return Affine(tuple(sorted((k, v) for k, v in coeffs.items() if v)), const)
+    def of(coeffs: Mapping[Term, int], const: int = 0) -> Affine:
+        return Affine(tuple(sorted(((k, v) for k, v in coeffs.items() if v), key=_term_key)), const)
 
-    def coeff(self, name: str) -> int:
+    def coeff(self, name: Term) -> int:
         return dict(self.coeffs).get(name, 0)
 
     @property
     def names(self) -> frozenset[str]:
-        return frozenset(k for k, _ in self.coeffs)
+        """The variables of the linear combination itself (not those inside its atoms)."""
+        return frozenset(k for k, _ in self.coeffs if isinstance(k, str))
+
+    @property
+    def atoms(self) -> tuple[Atom, ...]:
+        """The floor/mod terms of the linear combination itself, in the order of `coeffs`."""
+        return tuple(k for k, _ in self.coeffs if not isinstance(k, str))
+
+    def variables(self) -> frozenset[str]:
+        """Every variable `self` reads, inside its atoms too."""
+        inner = (v for atom in self.atoms for part in atom.operands() for v in part.variables())
+        return self.names.union(inner)
+
+    def contains(self, atom: Atom) -> bool:
+        """Whether `atom` is one of the terms, or inside one."""
+        return any(a == atom or any(p.contains(atom) for p in a.operands()) for a in self.atoms)
+
+    def substitute(self, atom: Atom, by: Affine) -> Affine:
+        """`self` with the term `atom` (of its linear combination) replaced by `by`."""
+        c = self.coeff(atom)
+        if not c:
+            return self
+        rest = Affine.of({k: v for k, v in self.coeffs if k != atom}, self.const)
+        return rest + by.scale(c)
 
     def __add__(self, other: Affine) -> Affine:
         c = dict(self.coeffs)
@@ -54,15 +87,119 @@ class Affine:
 
     def isl(self) -> str:
         """isl syntax, e.g. ``2*i + n - 1``."""
-        parts = []
-        for raw, v in self.coeffs:
-            name = isl_name(raw)
-            term = name if v == 1 else (f"-{name}" if v == -1 else f"{v}*{name}")
-            parts.append(term)
+        parts = [product_text(v, term_isl(k), "*") for k, v in self.coeffs]
         if self.const or not parts:
             parts.append(str(self.const))
-        text = " + ".join(parts)
-        return text.replace("+ -", "- ")
+        return signed_sum(parts)
+
+
+@dataclass(frozen=True)
+class FloorDiv:
+    """``floor(num / den)``: C's ``num / den`` by a positive constant where ``num >= 0``."""
+
+    num: Affine
+    den: int
+
+    def operands(self) -> tuple[Affine, ...]:
+        return (self.num,)
+
+
+@dataclass(frozen=True)
+class Mod:
+    """``num mod den`` (rounded down): C's ``num % den`` by a positive constant where ``num >= 0``."""
+
+    num: Affine
+    den: int
+
+    def operands(self) -> tuple[Affine, ...]:
+        return (self.num,)
+
+
+@dataclass(frozen=True)
+class WrapMod:
+    """C's ``num % den`` by a size ``den`` (``a[(i + 1) % n]``, a periodic boundary): isl's ``mod``
+    takes constants only, so the model reads it in pieces (`wrap_pieces`)."""
+
+    num: Affine
+    den: Affine
+
+    def operands(self) -> tuple[Affine, ...]:
+        return (self.num, self.den)
+
+
+Atom = FloorDiv | Mod | WrapMod
+Term = str | Atom
+
+
+def term_isl(term: Term) -> str:
+    """isl text of a term: ``floor((i)/2)``, ``((i) mod 2)``; a `WrapMod` as ``((i + 1) mod (n))``,
+    which isl does not read (the model substitutes its pieces first)."""
+    if isinstance(term, str):
+        return isl_name(term)
+    if isinstance(term, FloorDiv):
+        return f"floor(({term.num.isl()})/{term.den})"
+    if isinstance(term, Mod):
+        return f"(({term.num.isl()}) mod {term.den})"
+    return f"(({term.num.isl()}) mod ({term.den.isl()}))"
+
+
+def _term_key(item: tuple[Term, int]) -> str:
+    return item[0] if isinstance(item[0], str) else term_isl(item[0])
+
+
+def product_text(coeff: int, term: str, times: str) -> str:
+    """``coeff`` times the printed `term`: ``n``, ``-n``, ``2*n`` (``times`` is ``*`` or `` * ``)."""
+    if coeff == 1:
+        return term
+    return f"-{term}" if coeff == -1 and times == "*" else f"{coeff}{times}{term}"
+
+
+def signed_sum(parts: Iterable[str]) -> str:
+    """``a + b - c`` from the printed terms ``a``, ``b``, ``-c``."""
+    text = ""
+    for k, part in enumerate(parts):
+        if not k:
+            text = part
+        elif part.startswith("-"):
+            text += f" - {part[1:]}"
+        else:
+            text += f" + {part}"
+    return text
+
+
+def isl_pw_aff(a: Affine, space: isl.Space) -> isl.PwAff:
+    """`a` as an ``isl.PwAff`` on `space` (a parameter space naming each variable by its
+    `isl_name`), built with isl's operations; a `WrapMod` is its pieces (`wrap_pieces`)."""
+    ls = isl.LocalSpace.from_space(space)
+    out = isl.PwAff.from_aff(isl.Aff.zero_on_domain(ls).set_constant_val(isl.Val.int_from_si(space.get_ctx(), a.const)))
+    for term, coeff in a.coeffs:
+        value = term_pw_aff(term, space)
+        out = out.add(value.scale_val(isl.Val.int_from_si(space.get_ctx(), coeff)))
+    return out
+
+
+def term_pw_aff(term: Term, space: isl.Space) -> isl.PwAff:
+    """One term of an affine form as an ``isl.PwAff`` on `space` (see `isl_pw_aff`)."""
+    ctx = space.get_ctx()
+    if isinstance(term, str):
+        pos = space.find_dim_by_name(isl.dim_type.param, isl_name(term))
+        return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, pos))
+    if isinstance(term, FloorDiv):
+        return isl_pw_aff(term.num, space).scale_down_val(isl.Val.int_from_si(ctx, term.den)).floor()
+    if isinstance(term, Mod):
+        return isl_pw_aff(term.num, space).mod_val(isl.Val.int_from_si(ctx, term.den))
+    pieces = [isl_pw_aff(value, space).intersect_domain(_wrap_where(term, q, space)) for q, value in _wrap_values(term)]
+    out = pieces[0]
+    for p in pieces[1:]:
+        out = out.union_add(p)
+    return out
+
+
+def _wrap_where(w: WrapMod, q: int, space: isl.Space) -> isl.Set:
+    """Where piece `q` of `w` holds: ``q*den <= num < (q+1)*den`` (piece 0 also where num < 0)."""
+    num = isl_pw_aff(w.num, space)
+    below = num.lt_set(isl_pw_aff(w.den.scale(q + 1), space))
+    return below.intersect(num.ge_set(isl_pw_aff(w.den.scale(q), space))) if q else below
 
 
 _ISL_RESERVED = frozenset(
@@ -72,8 +209,6 @@ _ISL_RESERVED = frozenset(
 
 def isl_name(name: str) -> str:
     """A C name as an isl identifier (isl keywords and CUDA's `threadIdx.x` are renamed)."""
-    if is_atom(name):
-        return name
     name = name.replace(".", "_")
     return name + "_" if name in _ISL_RESERVED else name
 
@@ -87,13 +222,9 @@ class NotAffine:
     detail: str = ""
 
 
-# Atom names for floor/mod terms are the isl text itself: "floor((i)/2)"
-AtomNamer = Callable[[str], str]
-
-
 def affine(expr: ir.Expr, allowed: Callable[[str], bool], wrapping: bool = False) -> Affine | NotAffine:
     """The affine form of `expr` over the names for which `allowed` is true; with `wrapping` (a
-    subscript), ``e % m`` by a size is a `wrapping_mod` atom."""
+    subscript), ``e % m`` by a size is a `WrapMod` atom."""
     if isinstance(expr, ir.IntLit):
         return Affine.of({}, expr.value)
     if isinstance(expr, ir.Var):
@@ -127,8 +258,8 @@ def _binary(expr: ir.Binary, allowed: Callable[[str], bool], wrapping: bool) -> 
     rhs = affine(expr.rhs, allowed, wrapping)
     if isinstance(rhs, NotAffine):
         return rhs
-    if wrapping and expr.op == "%" and not rhs.is_constant() and not any(map(is_atom, lhs.names | rhs.names)):
-        return Affine.of({f"(({lhs.isl()}) mod ({rhs.isl()}))": 1})
+    if wrapping and expr.op == "%" and not rhs.is_constant() and not lhs.atoms and not rhs.atoms:
+        return Affine.of({WrapMod(lhs, rhs): 1})
     if expr.op == "+":
         return lhs + rhs
     if expr.op == "-":
@@ -139,42 +270,33 @@ def _binary(expr: ir.Binary, allowed: Callable[[str], bool], wrapping: bool) -> 
         if rhs.is_constant():
             return lhs.scale(rhs.const)
         return NotAffine(expr, "product")
-    # "/" and "%": only by a positive constant, as an isl floor/mod atom
+    # "/" and "%": only by a positive constant, as a floor/mod atom
     if not rhs.is_constant() or rhs.const <= 0:
         return NotAffine(expr, "product")
     if lhs.is_constant():
         q = lhs.const // rhs.const if lhs.const >= 0 else -((-lhs.const) // rhs.const)
         return Affine.of({}, q if expr.op == "/" else lhs.const - q * rhs.const)
-    atom = (
-        f"floor(({lhs.isl()})/{rhs.const})" if expr.op == "/" else f"(({lhs.isl()}) mod {rhs.const})"
-    )
+    atom = FloorDiv(lhs, rhs.const) if expr.op == "/" else Mod(lhs, rhs.const)
     return Affine.of({atom: 1})
 
 
-def is_atom(name: str) -> bool:
-    return name.startswith(("floor(", "(("))
+WRAPS = 4  # `WrapMod`: how many times ``e`` of ``e % m`` may pass a multiple of ``m``
 
 
-WRAPS = 4  # `wrapping_mod`: how many times ``e`` of ``e % m`` may pass a multiple of ``m``
+def _wrap_values(w: WrapMod) -> list[tuple[int, Affine]]:
+    """The value ``e - q*m`` of ``e % m`` on piece `q`, for q below `WRAPS`."""
+    return [(q, w.num - w.den.scale(q)) for q in range(WRAPS)]
 
 
-def wrapping_mod(atom: str) -> tuple[str, str] | None:
-    """``((e) mod (m))``, C's ``e % m`` by a size ``m`` (``a[(i + 1) % n]``, a periodic
-    boundary): isl text of ``e`` and ``m``; None for other names. isl's ``mod`` takes constants
-    only, so the model reads it in pieces (`wrap_pieces`), which is C's value while
+def wrap_pieces(w: WrapMod) -> list[tuple[Affine, str]]:
+    """``e % m`` in pieces ``(value, where)``, `where` as isl text: ``e - q*m`` where
+    ``q*m <= e < (q+1)*m``, for q below `WRAPS` (the first piece also where ``e < 0``, which
+    `core_compiler.scop.model.negative_division` excludes). It is C's value while
     ``0 <= e < WRAPS * m`` (`core_compiler.scop.model.modulo_out_of_range` checks that)."""
-    head, sep, rest = atom.partition(") mod (")
-    if not sep or not head.startswith("((") or not rest.endswith("))"):
-        return None
-    return head[2:], rest[:-2]
-
-
-def wrap_pieces(e: str, m: str) -> list[tuple[str, str]]:
-    """``e % m`` as isl text in pieces ``(value, where)``: ``e - q*m`` where ``q*m <= e < (q+1)*m``,
-    for q below `WRAPS` (the first piece also where ``e < 0``, which `wrapping_mod` excludes)."""
+    e, m = w.num.isl(), w.den.isl()
     return [
-        (f"({e}) - {q}*({m})" if q else f"({e})", f"{e} < {q + 1}*({m})" + (f" and {e} >= {q}*({m})" if q else ""))
-        for q in range(WRAPS)
+        (value, f"{e} < {q + 1}*({m})" + (f" and {e} >= {q}*({m})" if q else ""))
+        for q, value in _wrap_values(w)
     ]
 
 

@@ -17,12 +17,15 @@ import islpy as isl
 from core_compiler.scop.affine import (
     WRAPS,
     Affine,
+    Atom,
+    Constraint,
     Dnf,
+    FloorDiv,
+    Mod,
+    WrapMod,
     dnf_isl,
-    is_atom,
     isl_name,
     wrap_pieces,
-    wrapping_mod,
 )
 from core_compiler.scop.region import AccessInfo, ArrayDecl, LoopInfo, RegionInfo, StmtInfo
 from core_compiler.source import SourceRange
@@ -158,22 +161,21 @@ def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statem
 
 def _wrapped(a: AccessInfo) -> list[tuple[str, str]]:
     """The subscripts of `a` as isl text, in pieces with their conditions: one per combination of
-    the pieces of its `wrapping_mod` atoms (``(i + 1) % n``)."""
-    atoms = _wraps(a)
-    plain = ", ".join(i.isl() for i in a.indices)
+    the pieces of its `WrapMod` atoms (``(i + 1) % n``), each replaced by its value there."""
+    wraps = _wraps(a)
     pieces = []
-    for combination in itertools.product(*(wrap_pieces(e, m) for _, e, m in atoms)):
-        idx = plain
-        for (atom, _, _), (value, _) in zip(atoms, combination, strict=True):
-            idx = idx.replace(atom, f"({value})")
-        pieces.append((idx, " and ".join(where for _, where in combination) or "true"))
+    for combination in itertools.product(*(wrap_pieces(w) for w in wraps)):
+        indices = list(a.indices)
+        for w, (value, _) in zip(wraps, combination, strict=True):
+            indices = [i.substitute(w, value) for i in indices]
+        where = " and ".join(where for _, where in combination) or "true"
+        pieces.append((", ".join(i.isl() for i in indices), where))
     return pieces
 
 
-def _wraps(a: AccessInfo) -> list[tuple[str, str, str]]:
-    """The `wrapping_mod` atoms of `a`'s subscripts, each with its ``e`` and ``m``."""
-    atoms = sorted({n for i in a.indices for n in i.names})
-    return [(atom, *parts) for atom in atoms if (parts := wrapping_mod(atom)) is not None]
+def _wraps(a: AccessInfo) -> list[WrapMod]:
+    """The `WrapMod` atoms of `a`'s subscripts."""
+    return sorted({t for i in a.indices for t in i.atoms if isinstance(t, WrapMod)}, key=lambda t: t.num.isl() + t.den.isl())
 
 
 def modulo_out_of_range(scop: Scop) -> tuple[str, SourceRange] | None:
@@ -183,9 +185,9 @@ def modulo_out_of_range(scop: Scop) -> tuple[str, SourceRange] | None:
     for st in scop.statements:
         iters = ", ".join(isl_name(i) for i in st.info.iterators)
         for a in (*st.reads, *st.writes):
-            for _, e, m in _wraps(a.info):
+            for w in _wraps(a.info):
                 head = f"{params} -> {{ {st.name}[{iters}]"
-                fits = isl.Set.read_from_str(scop.ctx, f"{head} : 0 <= {e} < {WRAPS}*({m}) }}")
+                fits = isl.Set.read_from_str(scop.ctx, f"{head} : 0 <= {w.num.isl()} < {WRAPS}*({w.den.isl()}) }}")
                 if not _guarded(scop.ctx, head, st.domain, a.info).is_subset(fits):
                     return a.info.text, a.info.range
     return None
@@ -221,51 +223,58 @@ def negative_division(scop: Scop) -> tuple[str, SourceRange] | None:
         if _rounding_matters(scop.ctx, f"{params} -> {{ {s.name}[{iters}]", s.constraints, st.domain):
             return "a loop bound or condition", (s.loops[-1].header_range if s.loops else s.node.range)
         for a in (*s.reads, *s.writes):
-            if _negative(scop.ctx, params, s.name, iters, [n for i in a.indices for n in i.names], st.domain):
+            if _negative(scop.ctx, params, s.name, iters, [t for i in a.indices for t in i.atoms], st.domain):
                 return f"the subscript `{a.text}`", a.range
     return None
 
 
-def _names(dnf: Dnf) -> list[str]:
-    return [n for conj in dnf for c in conj for n in c.expr.names]
+def _atoms(dnf: Dnf) -> list[Atom]:
+    return [t for conj in dnf for c in conj for t in c.expr.atoms]
+
+
+def _substitute(dnf: Dnf, atom: Atom, by: Affine) -> Dnf:
+    return tuple(tuple(Constraint(c.expr.substitute(atom, by), c.op) for c in conj) for conj in dnf)
 
 
 def _rounding_matters(ctx: isl.Context, head: str, constraints: tuple[Dnf, ...], domain: isl.Set) -> bool:
     """Whether the instances C runs differ from `domain`, where each ``/`` and ``%`` rounds down:
     C's set is the union, over the signs of the numerators, of the constraints with each negative
     numerator's quotient rounded toward zero (``-floor(-e/k)``)."""
-    atoms = sorted({n for c in constraints for n in _names(c) if is_atom(n)}, key=len, reverse=True)
+    atoms = list(dict.fromkeys(t for c in constraints for t in _atoms(c)))
     if not atoms:
         return False
-    if len(atoms) > 4 or any(a in b for a in atoms for b in atoms if a != b):  # many, or nested
-        plain = [c for c in constraints if not any(is_atom(n) for n in _names(c))]
+    if len(atoms) > 4 or any(_nested(a, b) for a in atoms for b in atoms):  # many, or nested
+        plain = [c for c in constraints if not _atoms(c)]
         around = isl.Set.read_from_str(ctx, f"{head} : {' and '.join(f'({dnf_isl(c)})' for c in plain) or 'true'} }}")
         return any(not around.intersect(_below(ctx, head, a)).is_empty() for a in atoms)
-    text = " and ".join(f"({dnf_isl(c)})" for c in constraints)
     c_set = isl.Set.empty(domain.get_space())
     for signs in itertools.product((True, False), repeat=len(atoms)):
-        piece, guards = text, []
+        piece, guards = constraints, []
         for atom, nonnegative in zip(atoms, signs, strict=True):
-            numerator, toward_zero = _parts(atom)
-            guards.append(f"{numerator} >= 0" if nonnegative else f"{numerator} < 0")
-            piece = piece if nonnegative else piece.replace(atom, toward_zero)
-        c_set = c_set.union(isl.Set.read_from_str(ctx, f"{head} : {' and '.join(guards)} and {piece} }}"))
+            guards.append(f"{atom.num.isl()} >= 0" if nonnegative else f"{atom.num.isl()} < 0")
+            piece = piece if nonnegative else tuple(_substitute(c, atom, _toward_zero(atom)) for c in piece)
+        text = " and ".join(f"({dnf_isl(c)})" for c in piece)
+        c_set = c_set.union(isl.Set.read_from_str(ctx, f"{head} : {' and '.join(guards)} and {text} }}"))
     return not c_set.is_equal(domain)
 
 
-def _parts(atom: str) -> tuple[str, str]:
-    """``floor((e)/k)`` or ``((e) mod k)``: the numerator `e`, and C's value where `e` < 0."""
-    if atom.startswith("floor("):
-        numerator, k = atom[len("floor(("):atom.rindex(")/")], atom[atom.rindex(")/") + 2 : -1]
-        return numerator, f"(-floor((-({numerator}))/{k}))"
-    numerator, k = atom[2:atom.rindex(") mod ")], atom[atom.rindex(") mod ") + 6 : -1]
-    return numerator, f"(-((-({numerator})) mod {k}))"
+def _nested(atom: Atom, outer: Atom) -> bool:
+    """Whether `atom` is inside `outer` (``i / 2`` in ``(i / 2 + 1) / 3``)."""
+    return any(part.contains(atom) for part in outer.operands())
 
 
-def _negative(ctx: isl.Context, params: str, stmt: str, iters: str, names: list[str], where: isl.Set) -> bool:
+def _toward_zero(atom: Atom) -> Affine:
+    """C's value of ``e / k`` or ``e % k`` where ``e < 0``: ``-floor(-e/k)``, ``-((-e) mod k)``."""
+    assert isinstance(atom, FloorDiv | Mod), "conditions have no `%` by a size"
+    flipped = FloorDiv(-atom.num, atom.den) if isinstance(atom, FloorDiv) else Mod(-atom.num, atom.den)
+    return Affine.of({flipped: -1})
+
+
+def _negative(ctx: isl.Context, params: str, stmt: str, iters: str, atoms: list[Atom], where: isl.Set) -> bool:
     head = f"{params} -> {{ {stmt}[{iters}]"
-    return any(is_atom(n) and not _below(ctx, head, n).intersect(where).is_empty() for n in names)
+    return any(not _below(ctx, head, a).intersect(where).is_empty() for a in atoms)
 
 
-def _below(ctx: isl.Context, head: str, atom: str) -> isl.Set:
-    return isl.Set.read_from_str(ctx, f"{head} : {_parts(atom)[0]} < 0 }}")
+def _below(ctx: isl.Context, head: str, atom: Atom) -> isl.Set:
+    """Where the numerator of `atom` is negative."""
+    return isl.Set.read_from_str(ctx, f"{head} : {atom.num.isl()} < 0 }}")

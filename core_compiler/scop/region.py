@@ -23,7 +23,6 @@ from core_compiler.scop.affine import (
     condition,
     delinearize,
     hoist_choice,
-    is_atom,
     polynomial,
 )
 from core_compiler.scop.if_conversion import if_converted
@@ -440,7 +439,7 @@ class _Walker:
     def index(self, idx: ir.Expr, e: ir.Subscript, allowed: object, n_idx: int, n_dims: int) -> list[Affine] | None:
 
         aff = affine(idx, allowed, wrapping=True)  # type: ignore[arg-type]
-        if not isinstance(aff, NotAffine) and not any(is_atom(n) for n in aff.names):
+        if not isinstance(aff, NotAffine) and not aff.atoms:
             if e.base in self.delinearized and n_idx == 1:
                 self.problem(
                     "NonAffineSubscript",

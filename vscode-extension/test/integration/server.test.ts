@@ -131,24 +131,25 @@ const EXPECTED = [
   [45, 4, 45, 31, 4, 'ParallelLoop', 'loop `j` is parallel: no iteration depends on another'],
 ];
 
-// The schedule tree view of matmul, as renderView shows it.
+// The schedule tree view of matmul, as renderView shows it: the scheduler's tree (the GPU
+// schedule, which fuses S0 into the k band at k = 0).
 const SCHEDULE_TREE_MATMUL = [
   'function matmul    (line 12)',
   '  domain matmul#scop0    (line 13)',
   '    [n] -> { S0[i, j] : 0 <= i < n and 0 <= j < n; S1[i, j, k] : 0 <= i < n and 0 <= j < n and 0 <= k < n }',
   '    band i (parallel)    (line 13)',
-  '      [n] -> [{ S0[i, j] -> [(i)]; S1[i, j, k] -> [(i)] }]',
+  '      [n] -> { S0[i, j] -> [(i)]; S1[i, j, k] -> [(i)] }',
   '      band j (parallel)    (line 14)',
-  '        [n] -> [{ S0[i, j] -> [(j)]; S1[i, j, k] -> [(j)] }]',
-  '        sequence',
-  '          filter S0',
-  '            { S0[i, j] }',
-  '            leaf S0: C[i][j] = 0.0    (line 15)',
-  '          filter S1',
-  '            { S1[i, j, k] }',
-  '            band k (reduction)    (line 16)',
-  '              [n] -> [{ S1[i, j, k] -> [(k)] }]',
-  '              carries: flow S1→S1 (0,0,1); anti S1→S1 (0,0,1); output S1→S1 (0,0,1)',
+  '        [n] -> { S0[i, j] -> [(j)]; S1[i, j, k] -> [(j)] }',
+  '        band k (reduction)    (line 16)',
+  '          [n] -> { S0[i, j] -> [(0)]; S1[i, j, k] -> [(k)] }',
+  '          carries: flow S1→S1 (0,0,1); anti S1→S1 (0,0,1); output S1→S1 (0,0,1)',
+  '          sequence',
+  '            filter S0',
+  '              [n] -> { S0[i, j] }',
+  '              leaf S0: C[i][j] = 0.0    (line 15)',
+  '            filter S1',
+  '              [n] -> { S1[i, j, k] }',
   '              leaf S1: C[i][j] += (alpha * A[i][k]) * B[k][j]    (line 17)',
   '',
 ].join('\n');

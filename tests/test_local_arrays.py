@@ -6,6 +6,7 @@ that. Both run and match on the CPU, on OpenCL and as generated C, and their CUD
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,57 @@ def test_a_table_with_initial_values_keeps_them(tmp_path: Path) -> None:
     assert c.ok, c.comparison.report()
     cpu = check_llvm_cpu(str(path), "smooth", {"n": 37})  # its values are `w`'s input (`test_globals`)
     assert cpu.ok, cpu.report()
+
+
+PROGRAM = """
+#include <stdio.h>
+int g[4] = {1, 1, 1, 1};
+static int sums(int n) {
+  static int calls[2];
+  int a[4], b[4];
+  for (int i = 0; i < 4; i++) {
+    a[i] = i + n;
+    b[i] = 2 * i;
+  }
+  for (int i = 0; i < 2; i++)
+    calls[i] += n;
+  if (n > 0) {
+    int c[3];
+    for (int i = 0; i < 3; i++)
+      c[i] = i * n;
+    calls[0] += c[2];
+  }
+  return a[3] + b[2] + calls[0] * 100 + calls[1];
+}
+int main(void) {
+  int g[4];
+  for (int i = 0; i < 4; i++)
+    g[i] = 7;
+  int first = sums(1);
+  printf("%d %d %d\\n", g[0], first, sums(2));
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed: the generated C cannot be built")
+def test_generated_c_keeps_local_arrays_declared_before_the_loops(tmp_path: Path) -> None:
+    """A local array declared before a nest is the user's array in the generated C (issue 31): it
+    was a `malloc`'d buffer freed at the end of the nest, so code after the nest that reads it
+    did not compile, or, where it shadows a global (`g`), read the global: 1 printed for 7."""
+    path = tmp_path / "prog.c"
+    path.write_text(PROGRAM)
+    fa = analyze(PROGRAM, str(path))
+    assert len(fa.function("main").scops) == 1  # type: ignore[union-attr]
+    result = compile_file(fa, "c")
+    (generated,) = result.files.values()
+    assert "malloc" not in generated and "static int calls[2];" in generated
+    outputs = []
+    for name, text in (("original", PROGRAM), ("generated", generated)):
+        source = tmp_path / f"{name}.c"
+        source.write_text(text)
+        subprocess.run(["gcc", "-w", "-o", str(tmp_path / name), str(source)], check=True)
+        run = subprocess.run([str(tmp_path / name)], capture_output=True, text=True, check=True)
+        outputs.append(run.stdout)
+    assert outputs[0] == "7 309 912\n"
+    assert outputs[1] == outputs[0]

@@ -16,10 +16,14 @@ VLA parameters work, and scalars are the original C variables. Per SCoP the repl
 - Scalars declared at the top of the SCoP (``double eps = 0.1;``) are declared before the block,
   without their initializer (the assignment is a statement of the schedule): code after the SCoP
   may still use them.
-- Scalars declared inside a loop are expanded over the loops around their declaration (see
-  `statements.py`); their storage is a buffer allocated for the block and freed at its end. With
-  OpenMP they need no ``private`` clause: each iteration of the parallel loop writes its own
-  elements.
+- Scalars and local arrays declared inside a loop are expanded over the loops around their
+  declaration (see `statements.py`); their storage is a buffer allocated for the block and freed
+  at its end. With OpenMP they need no ``private`` clause: each iteration of the parallel loop
+  writes its own elements.
+- Local arrays declared outside the loops stay the user's arrays (``double t[8];`` at the top of
+  the SCoP is declared before the block, ``static`` kept; one declared before the SCoP is used as
+  it is), with their source subscripts: code after the SCoP reads what the nest wrote, and a
+  local array shadowing a global stays the one that code sees.
 - isl renames some parameters (``p.n`` is ``p_n``, ``min`` is ``min_``); the block declares those
   names as copies of the originals.
 - Loop counters are ``c0, c1, ...``, or ``hx_c0, ...`` when the file already uses such a name.
@@ -48,8 +52,14 @@ from core_compiler.codegen.ast_print import (
     UserHook,
     tagged_statements,
 )
-from core_compiler.codegen.statements import StatementPrinter, local_buffers, outer_declarations
+from core_compiler.codegen.statements import (
+    StatementPrinter,
+    local_buffers,
+    outer_declarations,
+    own_local_arrays,
+)
 from core_compiler.cpu import CpuOptions, ParallelMark, cpu_program, loop_of_mark
+from core_compiler.frontend import ir
 from core_compiler.names import PLAIN, Names, free_prefix
 from core_compiler.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
@@ -97,7 +107,7 @@ def generate_c(fa: FileAnalysis, text: str, options: COptions | None = None) -> 
     chosen = [(f, sa) for f in fa.functions for sa in f.scops if Path(sa.scop.range.file).resolve() == here]
     if not chosen:
         return CFile(text, ())
-    tagged = [_tagged_code(sa, options, taken) for _, sa in chosen]
+    tagged = [_tagged_code(sa, options, taken, text) for _, sa in chosen]
     first_line = min(f.function.range.line for f, _ in chosen)
     preamble = preamble_text(any(p.uses_malloc for p in tagged))
     # Spliced with their tags, untagged once whole: the map's lines are the file's.
@@ -105,9 +115,12 @@ def generate_c(fa: FileAnalysis, text: str, options: COptions | None = None) -> 
     return CFile(source, tuple(_untagged(p, sa.scop) for p, (_, sa) in zip(tagged, chosen, strict=True)), smap)
 
 
-def scop_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str] = frozenset()) -> CScopCode:
-    """The replacement of one SCoP; loop counters avoid the identifiers in `taken`."""
-    return _untagged(_tagged_code(sa, options, taken), sa.scop)
+def scop_code(
+    sa: ScopAnalysis, options: COptions, taken: frozenset[str] = frozenset(), text: str | None = None
+) -> CScopCode:
+    """The replacement of one SCoP; loop counters avoid the identifiers in `taken`; `text` is the
+    source, where the SCoP's own declarations are read (``static``)."""
+    return _untagged(_tagged_code(sa, options, taken, text), sa.scop)
 
 
 def _untagged(code: CScopCode, scop: Scop) -> CScopCode:
@@ -115,7 +128,7 @@ def _untagged(code: CScopCode, scop: Scop) -> CScopCode:
     return replace(code, text=text, source_map=smap)
 
 
-def _tagged_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str]) -> CScopCode:
+def _tagged_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str], text: str | None) -> CScopCode:
     """`scop_code` with the statements' lines tagged (`core_compiler/source_map.py`)."""
     scop = sa.scop
     program = cpu_program(scop, compute_schedule(scop, sa.deps, options.schedule), options.cpu, sa.deps)
@@ -126,9 +139,10 @@ def _tagged_code(sa: ScopAnalysis, options: COptions, taken: frozenset[str]) -> 
     mark = _omp_mark(user, pragmas) if options.openmp else None
     body = CPrinter(user, mark).print(ast, 1)
     allocations, frees = local_buffers(printer)
-    lines = [_banner(scop, options), *outer_declarations(scop), "{"]
+    before, inside = _own_arrays(scop, text)
+    lines = [_banner(scop, options), *outer_declarations(scop), *before, "{"]
     lines += [INDENT + ln for ln in _aliases(scop)]
-    lines += [INDENT + ln for ln in allocations]
+    lines += [INDENT + ln for ln in (*inside, *allocations)]
     lines += body
     lines += [INDENT + ln for ln in frees]
     lines.append("}")
@@ -182,6 +196,45 @@ def _aliases(scop: Scop) -> list[str]:
         if "." in p:
             names.setdefault(p.replace(".", "_"), p)
     return [f"__typeof__({c}) {alias} = {c};" for alias, c in sorted(names.items())]
+
+
+def _own_arrays(scop: Scop, text: str | None) -> tuple[list[str], list[str]]:
+    """The declarations of the local arrays the SCoP declares outside its loops, which stay the
+    user's arrays (`own_local_arrays`): those of its top level go before the block, in the scope
+    they had (code after the SCoP uses them), those inside an `if` at the block's start."""
+    own = own_local_arrays(scop)
+    before: list[str] = []
+    inside: list[str] = []
+
+    def walk(stmts: tuple[ir.Stmt, ...], top: bool) -> None:
+        for s in stmts:
+            if isinstance(s, ir.Decl) and isinstance(s.type, ir.Array) and s.name in own:
+                (before if top else inside).append(_array_declaration(s, text))
+            if not isinstance(s, ir.For | ir.OtherLoop):  # those inside loops are buffers
+                walk(ir.sub_statements(s), False)
+
+    walk(scop.region.stmts, True)
+    return before, inside
+
+
+def _array_declaration(decl: ir.Decl, text: str | None) -> str:
+    """``double t[8][n];`` as `decl` declares it, ``static`` when the source says so."""
+    assert isinstance(decl.type, ir.Array)
+    dims = "".join(f"[{d}]" for d in decl.type.dims)
+    static = text is not None and re.search(r"\bstatic\b", _specifiers(text, decl)) is not None
+    return f"{'static ' if static else ''}{decl.type.elem} {decl.name}{dims};"
+
+
+def _specifiers(text: str, decl: ir.Decl) -> str:
+    """The source of `decl` before its name (``static int`` of ``static int t[4]``)."""
+    data = text.encode("utf-8")
+    r = decl.range
+    if r.line < 1 or r.line > data.count(b"\n") + 1:
+        return ""
+    begin = _line_starts(data)[r.line - 1] + r.col - 1
+    line = data[begin:].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    found = re.search(rf"\b{re.escape(decl.name)}\b", line)
+    return line[: found.start()] if found else ""
 
 
 # ------------------------------------------------------------------------------------ splicing

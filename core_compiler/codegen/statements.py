@@ -10,7 +10,7 @@ the nest are expanded over the loops around their declaration (``s[(i) - lo]``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -39,11 +39,14 @@ class ArrayLayout:
         return self.extent
 
 
-def array_layouts(scop: Scop) -> dict[str, ArrayLayout]:
+def array_layouts(scop: Scop, own: frozenset[str] = frozenset()) -> dict[str, ArrayLayout]:
+    """How each array of `scop` is stored; the local arrays in `own` are the user's arrays, laid
+    out as declared (`own_local_arrays`), the other local arrays and scalars are buffers."""
     build = isl.AstBuild.from_context(scop.context.params())
     out = {}
     for a in scop.arrays:
-        if a.kind == "array":
+        if a.kind == "array" or a.name in own:
+            a = replace(a, kind="array")
             known = tuple(None if e is None else _aff_c(e) for e in a.extents)
             out[a.name] = ArrayLayout(a, (None,) * len(a.extents), known)
             continue
@@ -59,6 +62,23 @@ def array_layouts(scop: Scop) -> dict[str, ArrayLayout]:
                 ext.append(build.expr_from_pw_aff(mx.sub(mn).add_constant_val(isl.Val.one(scop.ctx))))
         out[a.name] = ArrayLayout(a, tuple(lo), tuple(ext))
     return out
+
+
+def own_local_arrays(scop: Scop) -> frozenset[str]:
+    """The local arrays of `scop` declared outside its loops (at its top, in an `if` of it, or
+    before it): in code spliced into the function they are the user's arrays, one per call as in
+    the source (code after the nest reads them), not buffers. Those declared inside a loop are
+    expanded over the loops around them (`t[i][j]`), a buffer only the nest sees."""
+    in_loops: set[str] = set()
+
+    def walk(stmts: tuple[ir.Stmt, ...], in_loop: bool) -> None:
+        for s in stmts:
+            if isinstance(s, ir.Decl) and in_loop:
+                in_loops.add(s.name)
+            walk(ir.sub_statements(s), in_loop or isinstance(s, ir.For | ir.OtherLoop))
+
+    walk(scop.region.stmts, False)
+    return frozenset(a.name for a in scop.arrays if a.kind == "local-array" and a.name not in in_loops)
 
 
 def outer_declarations(scop: Scop) -> list[str]:
@@ -108,7 +128,7 @@ class StatementPrinter:
                  calls: Mapping[str, str] | None = None) -> None:  # fmt: skip
         self.scop = scop
         self.layout = layout  # "c" | "flat"
-        self.arrays = array_layouts(scop)
+        self.arrays = array_layouts(scop, own_local_arrays(scop) if layout == "c" else frozenset())
         self.scalars_by_pointer = scalars_by_pointer
         self.calls = calls or {}  # math functions by another name (`OPENCL_MATH`)
         self._accesses: dict[str, dict[object, AccessInfo]] = {}

@@ -48,9 +48,6 @@ class SourceMap:
     def lines_of(self, statement: str, scop: str | None = None) -> tuple[int, ...]:
         return tuple(e.line for e in self.entries if e.statement == statement and scop in (None, e.scop))
 
-    def at(self, line: int) -> tuple[MappedLine, ...]:
-        return tuple(e for e in self.entries if e.line == line)
-
     def shifted(self, lines: int) -> SourceMap:
         """The map of the same text placed after `lines` other lines."""
         return SourceMap(tuple(MappedLine(e.line + lines, e.scop, e.statement, e.range) for e in self.entries))

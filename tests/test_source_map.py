@@ -91,6 +91,9 @@ def test_c_target_lines_survive_splicing(file: str) -> None:
     generated = generate_c(fa, text)
     check(generated.source, generated.source_map, scops(file))
     assert generated.source.count("\n") > text.count("\n")  # lines moved: the map followed them
+    kernel = next(s for s in scops(file) if s.function.startswith("kernel_"))
+    for st in kernel.statements:  # the statement's own source line is no generated line of it
+        assert st.range.line not in generated.source_map.lines_of(st.name, kernel.name)
     lines = generated.source.split("\n")
     for piece in generated.scops:  # each SCoP's own map, relative to its text, agrees with the file's
         own = [(e.statement, piece.text.split("\n")[e.line - 1].strip()) for e in piece.source_map.entries]

@@ -46,7 +46,7 @@ import numpy as np  # noqa: E402
 
 from core_compiler.llvm.jit import JitFunction, set_threads  # noqa: E402
 from core_compiler.runtime.compare import compare_arrays  # noqa: E402
-from core_compiler.runtime.cpu_llvm import (  # noqa: E402
+from core_compiler.runtime.cpu_variants import (  # noqa: E402
     CpuCase,
     choose_variant,
     compile_variant,

@@ -12,7 +12,7 @@ from typing import ClassVar
 import islpy as isl
 
 from core_compiler import render
-from core_compiler.deps import Dependences, compute_dependences
+from core_compiler.scop.dependences import Dependences, compute_dependences
 from core_compiler.frontend import ParseOptions, ir, run_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed

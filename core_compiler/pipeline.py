@@ -33,13 +33,13 @@ from core_compiler.analysis import (
 )
 from core_compiler.codegen.cuda import CudaFiles, generate_cuda
 from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
-from core_compiler.cpu import CpuOptions
-from core_compiler.gpu import GpuProgram, MappingOptions, map_to_gpu
-from core_compiler.gpu_remarks import mapping_remarks, render_mapping
+from core_compiler.transform.cpu_schedule import CpuOptions
+from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions, map_to_gpu
+from core_compiler.transform.gpu_remarks import mapping_remarks, render_mapping
 from core_compiler.passes import Pass, PassRecord, Trace, failed
-from core_compiler.profitability import decide
+from core_compiler.transform.profitability import decide
 from core_compiler.remarks import Remark
-from core_compiler.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
+from core_compiler.transform.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
 from core_compiler.source_map import SourceMap
 
 # The GPU's schedule lets loops that only carry `+=` reductions run in parallel (the mapping then
@@ -153,7 +153,7 @@ class CpuLlvmIr:
     options: CpuOptions = field(default_factory=CpuOptions)
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
-        from core_compiler.llvm.cpu import (  # llvmlite loads only when asked
+        from core_compiler.llvm.cpu_lowering import (  # llvmlite loads only when asked
             lower_cpu,
             optimized_ast,
         )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core_compiler.frontend import ir
 
 if TYPE_CHECKING:
-    from core_compiler.deps import Dependences
+    from core_compiler.scop.dependences import Dependences
     from core_compiler.scop.model import Scop
     from core_compiler.scop.region import RegionInfo
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from core_compiler.analysis import ScopAnalysis
-from core_compiler.deps import Carried, LoopParallelism
+from core_compiler.scop.dependences import Carried, LoopParallelism
 from core_compiler.scop.model import Access, Statement
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange

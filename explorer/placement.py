@@ -7,7 +7,7 @@ import threading
 import weakref
 
 from core_compiler.analysis import ScopAnalysis
-from core_compiler.gpu import GpuProgram
+from core_compiler.transform.gpu_mapping import GpuProgram
 from core_compiler.pipeline import gpu_program
 
 _CACHE: weakref.WeakKeyDictionary[ScopAnalysis, GpuProgram | None] = weakref.WeakKeyDictionary()

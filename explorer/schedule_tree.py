@@ -1,5 +1,5 @@
 """The schedule tree of a function's SCoPs, as plain data for the UIs: the tree hexplore's
-scheduler made (the `schedule[k]` pass, `core_compiler.schedule.tree_json`), the one the GPU
+scheduler made (the `schedule[k]` pass, `core_compiler.transform.schedule.tree_json`), the one the GPU
 mapping cuts into kernels. The editor's ``hexplore/scheduleTree`` and the TUI's Schedule tab both
 show this tree.
 
@@ -31,7 +31,7 @@ from typing import Any
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis
 from core_compiler.frontend import ir
 from core_compiler.pipeline import ScopUnit
-from core_compiler.schedule import tree_json
+from core_compiler.transform.schedule import tree_json
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
 from explorer.lookup import describe_carried

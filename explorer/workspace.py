@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_function
 from core_compiler.frontend import ParseOptions, ir
-from core_compiler.gpu import MappingOptions
+from core_compiler.transform.gpu_mapping import MappingOptions
 from core_compiler.passes import PassRecord
 from core_compiler.pipeline import Backend, GpuOptions, backend
 from core_compiler.remarks import Remark, missed

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core_compiler.analysis import FileAnalysis, ScopAnalysis, analyze_file
 from core_compiler.remarks import Remark
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.source import SourceRange
 

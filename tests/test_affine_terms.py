@@ -19,7 +19,7 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.codegen.statements import affine_c
 from core_compiler.compile import compile_file
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.scop.affine import Affine, FloorDiv, Mod, WrapMod
 from tests.helpers import analyze, nvcc_compiles

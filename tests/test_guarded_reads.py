@@ -12,7 +12,7 @@ import pytest
 
 from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.pipeline import gpu_program
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
 from tests.helpers import only_scop
 

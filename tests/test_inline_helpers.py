@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core_compiler.frontend import ir, run_frontend
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
 from tests.helpers import analyze, named, range_of, remarks
 

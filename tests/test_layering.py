@@ -37,7 +37,7 @@ UI_LIBRARIES = {"pygls": "lsp", "lsprotocol": "lsp", "textual": "tui"}
 
 GLUE = {"map_to_gpu", "compute_gpu_schedule"}
 # The pipeline calls them; the modules that define them may mention them.
-GLUE_HOMES = {"core_compiler/pipeline.py", "core_compiler/gpu.py", "core_compiler/schedule.py"}
+GLUE_HOMES = {"core_compiler/pipeline.py", "core_compiler/transform/gpu_mapping.py", "core_compiler/transform/schedule.py"}
 
 
 def python_files() -> list[str]:
@@ -109,7 +109,7 @@ def test_schedule_to_mapping_glue_lives_in_the_pipeline() -> None:
 @pytest.mark.parametrize(
     ("rel", "source", "expected"),
     [
-        ("tui/x.py", "def f():\n    from core_compiler.gpu import GpuProgram\n", ["tui/x.py:2: tui/ imports core_compiler"]),
+        ("tui/x.py", "def f():\n    from core_compiler.transform.gpu_mapping import GpuProgram\n", ["tui/x.py:2: tui/ imports core_compiler"]),
         ("lsp/x.py", "import core_compiler.remarks\n", ["lsp/x.py:1: lsp/ imports core_compiler"]),
         ("explorer/x.py", "from lsp import server\n", ["explorer/x.py:1: explorer/ imports lsp"]),
         ("core_compiler/x.py", "if TYPE_CHECKING:\n    from explorer.api import Remark\n",
@@ -126,7 +126,7 @@ def test_the_layer_check_sees_bad_imports(rel: str, source: str, expected: list[
 
 
 def test_the_glue_check_sees_calls_and_imports() -> None:
-    source = "from core_compiler.gpu import map_to_gpu\nschedule.compute_gpu_schedule(scop, deps)\n"
+    source = "from core_compiler.transform.gpu_mapping import map_to_gpu\nschedule.compute_gpu_schedule(scop, deps)\n"
     assert glue_violations("tests/test_x.py", source) == [
         "tests/test_x.py:1: map_to_gpu outside core_compiler/pipeline.py",
         "tests/test_x.py:2: compute_gpu_schedule outside core_compiler/pipeline.py",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core_compiler.compile import compile_file
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
 from tests.helpers import analyze, named, nvcc_compiles
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
 from tests.helpers import only_scop
 

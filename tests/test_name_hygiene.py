@@ -1,7 +1,7 @@
 """User code that uses the names generated code declares — block ids ``b0``, thread ids ``t0``,
 tile origins ``T0``, loop counters ``c0``, host loop values ``h0``, first blocks ``o0``, set
 dimensions ``x0``/``y0``/``a0`` — keeps its meaning: those families move to ``hx_b0``, … in
-that SCoP (`core_compiler.names`), in isl's sets (where a user parameter ``t0`` would otherwise
+that SCoP (`core_compiler.transform.names`), in isl's sets (where a user parameter ``t0`` would otherwise
 be read as the thread id) and in the CUDA, OpenCL, C and PTX printed from them. So do arrays
 named like the copies of others (``shared_A``, ``private_C``, ``dev_B``)."""
 
@@ -14,9 +14,9 @@ import pytest
 
 from core_compiler.compile import compile_file
 from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
-from core_compiler.names import PLAIN, free_prefix, names_avoiding
+from core_compiler.transform.names import PLAIN, free_prefix, names_avoiding
 from core_compiler.pipeline import gpu_program
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from tests.helpers import analyze, nvcc_compiles, runs_everywhere
 
 # Every family is used: as sizes in the loop bounds (isl parameters), as values, as a local.

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from core_compiler.analysis import analyze_file
-from core_compiler.gpu import MappingOptions
+from core_compiler.transform.gpu_mapping import MappingOptions
 from core_compiler.passes import PassRecord
 from core_compiler.pipeline import (
     PIPELINES,

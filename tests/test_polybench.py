@@ -3,7 +3,7 @@
 a ``main`` that calls ``polybench.c``) as a user runs them: ``-I utilities -DMINI_DATASET``.
 Each kernel is one modeled nest holding every statement between its pragmas; a sample runs and
 matches the original on the LLVM CPU at the default sizes (which fit the MINI arrays), and on
-OpenCL (`deriche`'s variable `b1` is also the name of a kernel's block index: `core_compiler.names`).
+OpenCL (`deriche`'s variable `b1` is also the name of a kernel's block index: `core_compiler.transform.names`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.frontend import ParseOptions
 from core_compiler.remarks import RemarkKind
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
 from core_compiler.runtime.footprint import default_sizes
 

@@ -13,7 +13,7 @@ import islpy as isl
 import pytest
 
 from core_compiler.analysis import analyze_file
-from core_compiler.profitability import (
+from core_compiler.transform.profitability import (
     DEFAULT_THRESHOLD,
     ProfitabilityOptions,
     decide,

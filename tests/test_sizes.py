@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core_compiler.errors import SizesError
-from core_compiler.sizes import format_sizes, parse_sizes, sizes_for
+from core_compiler.transform.sizes import format_sizes, parse_sizes, sizes_for
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,10 @@ from core_compiler.analysis import FileAnalysis, analyze_file
 from core_compiler.codegen.c import generate_c
 from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.codegen.opencl import generate_opencl
-from core_compiler.llvm.cpu import lower_cpu, optimized_ast
+from core_compiler.llvm.cpu_lowering import lower_cpu, optimized_ast
 from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
 from core_compiler.pipeline import CPU_SCHEDULE, gpu_program
-from core_compiler.schedule import compute_schedule
+from core_compiler.transform.schedule import compute_schedule
 from core_compiler.scop.model import Scop
 from core_compiler.source_map import SourceMap, join_mapped, statement_ranges, tag, untag
 from tests.conftest import KERNELS

@@ -51,7 +51,7 @@ from tui.model import (
     visible_passes,
 )
 from tui.run_panel import RunPanel
-from tui.runs import DEVICES
+from tui.run_text import DEVICES
 from tui.source_view import MARKERS, SourceView
 
 W = TypeVar("W", bound=Widget)

@@ -15,7 +15,7 @@ from textual.widgets import Button, Input, Label, ProgressBar, RadioButton, Radi
 from textual_plotext import PlotextPlot
 
 from explorer.running import RunReport, cuda_unavailable
-from tui.runs import DEVICES, summary, times
+from tui.run_text import DEVICES, summary, times
 
 
 class RunPanel(VerticalScroll):

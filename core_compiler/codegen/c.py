@@ -58,10 +58,10 @@ from core_compiler.codegen.statements import (
     outer_declarations,
     own_local_arrays,
 )
-from core_compiler.cpu import CpuOptions, ParallelMark, cpu_program, loop_of_mark
+from core_compiler.transform.cpu_schedule import CpuOptions, ParallelMark, cpu_program, loop_of_mark
 from core_compiler.frontend import ir
-from core_compiler.names import PLAIN, Names, free_prefix
-from core_compiler.schedule import ScheduleOptions, compute_schedule
+from core_compiler.transform.names import PLAIN, Names, free_prefix
+from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
 from core_compiler.source import SourceRange

@@ -13,5 +13,5 @@ Code map, in lowering order:
 - `nvptx`: GPU kernels for ``nvptx64-nvidia-cuda`` and PTX for ``sm_90``, ptxas;
 - `target`: the host and NVPTX target machines and the O3 pipeline.
 
-`core_compiler.runtime.cpu_llvm` runs the CPU code against the gcc-compiled original.
+`core_compiler.runtime.cpu_variants` runs the CPU code against the gcc-compiled original.
 """

@@ -23,9 +23,9 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.ast_print import call_parts
-from core_compiler.cpu import contains
+from core_compiler.transform.cpu_schedule import contains
 from core_compiler.errors import UnknownUserNode
-from core_compiler.invariant import InvariantElement, LoopFacts
+from core_compiler.transform.invariant import InvariantElement, LoopFacts
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.debug_info import DebugInfo
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr

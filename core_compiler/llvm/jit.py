@@ -19,7 +19,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from core_compiler.llvm import c_types as ct
-from core_compiler.llvm.cpu import CpuModule
+from core_compiler.llvm.cpu_lowering import CpuModule
 from core_compiler.llvm.target import host_target_machine, optimize, parse
 
 _CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

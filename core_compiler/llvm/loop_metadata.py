@@ -1,6 +1,6 @@
 """Loop metadata for independent loops: ``llvm.loop.parallel_accesses``.
 
-When isl shows that a loop carries no dependence (`core_compiler.cpu.INDEPENDENT`), every load and
+When isl shows that a loop carries no dependence (`core_compiler.transform.cpu_schedule.INDEPENDENT`), every load and
 store in its body joins the function's *access group* and the loop's latch branch gets
 ``!llvm.loop !{self, !{"llvm.loop.parallel_accesses", group}}``. LLVM's loop vectorizer then
 vectorizes without the run-time overlap checks it would otherwise insert, checks that fail for

@@ -29,7 +29,7 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
 from core_compiler.codegen.opencl import KernelArgSpec, kernel_args
-from core_compiler.gpu import GpuProgram, Kernel
+from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler
 from core_compiler.llvm.debug_info import DebugInfo

@@ -19,7 +19,7 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.statements import ArrayLayout, array_layouts
-from core_compiler.deps import reduction_op
+from core_compiler.scop.dependences import reduction_op
 from core_compiler.errors import UnsupportedExpression
 from core_compiler.frontend import ir as cir
 from core_compiler.llvm import c_types as ct

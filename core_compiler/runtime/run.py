@@ -202,7 +202,7 @@ def _runtime(device: str) -> DeviceRuntime:
 
 
 def _measure_cpu(path: str, function: str, params: dict[str, int], repeat: int, parse: ParseOptions | None) -> RunReport:
-    from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+    from core_compiler.runtime.cpu_variants import check_llvm_cpu
 
     runs = [check_llvm_cpu(path, function, params, parse=parse) for _ in range(repeat)]
     failed = [(v, c) for r in runs for v, c in r.variants.items() if not c.ok]

@@ -9,7 +9,7 @@ from core_compiler.analysis import analyze_file
 from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.codegen.opencl import generate_opencl
 from core_compiler.pipeline import GpuOptions, ScopUnit, gpu_program, run_passes
-from core_compiler.schedule import render_tree
+from core_compiler.transform.schedule import render_tree
 from tests.conftest import KERNELS
 
 GOLDEN = ["gemm", "2mm", "jacobi_2d", "atax", "dot_norm", "seidel_2d"]
@@ -44,8 +44,8 @@ def test_matmul_tiles_as_in_the_ppcg_paper() -> None:
 
 
 def test_no_shared_memory_option_keeps_arrays_global() -> None:
-    from core_compiler.gpu import MappingOptions
-    from core_compiler.memory import MemoryOptions
+    from core_compiler.transform.gpu_mapping import MappingOptions
+    from core_compiler.transform.memory import MemoryOptions
 
     fa = analyze_file(str(KERNELS / "gemm.c"), only="kernel_gemm")
     sa = fa.functions[0].scops[0]
@@ -71,9 +71,9 @@ def test_more_tiles_than_blocks_map_modulo_the_grid(name: str) -> None:
     """PPCG's `grid` sizes: with 2 blocks per dimension each block takes every other tile."""
     import json
 
-    from core_compiler.gpu import MappingOptions
+    from core_compiler.transform.gpu_mapping import MappingOptions
     from core_compiler.runtime.differential import check_opencl
-    from core_compiler.sizes import parse_sizes
+    from core_compiler.transform.sizes import parse_sizes
 
     entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")
     mapping = MappingOptions(tile_size=8, sizes=parse_sizes("{kernel[i]->grid[2,2]}"))

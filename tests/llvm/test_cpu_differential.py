@@ -14,7 +14,7 @@ import pytest
 
 from core_compiler.frontend import ParseOptions
 from core_compiler.runtime import macro_defines
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from tests.conftest import KERNELS, suite
 
 THREADS = 2

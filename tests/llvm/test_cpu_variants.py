@@ -26,8 +26,8 @@ import islpy as isl
 import numpy as np
 import pytest
 
-from core_compiler import cpu
-from core_compiler.cpu import (
+from core_compiler.transform import cpu_schedule as cpu
+from core_compiler.transform.cpu_schedule import (
     INDEPENDENT,
     CpuOptions,
     ParallelMark,
@@ -36,10 +36,10 @@ from core_compiler.cpu import (
     build_ast,
     cpu_program,
 )
-from core_compiler.llvm.cpu import lower_cpu, original_ast
+from core_compiler.llvm.cpu_lowering import lower_cpu, original_ast
 from core_compiler.llvm.jit import jit_compile, set_threads
-from core_compiler.runtime import cpu_llvm
-from core_compiler.runtime.cpu_llvm import (
+from core_compiler.runtime import cpu_variants as cpu_llvm
+from core_compiler.runtime.cpu_variants import (
     TILABLE,
     TILED,
     VARIANTS,
@@ -54,7 +54,7 @@ from core_compiler.runtime.cpu_llvm import (
 )
 from core_compiler.runtime.differential import check_c
 from core_compiler.runtime.reference import run_reference
-from core_compiler.schedule import compute_schedule
+from core_compiler.transform.schedule import compute_schedule
 from tests.conftest import KERNELS
 
 _T: Any = isl.ast_node_type

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core_compiler.llvm.c_types import canonical
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
 
 SOURCE = """

@@ -1,4 +1,4 @@
-"""Loop-invariant elements kept in registers (`core_compiler.invariant`, `llvm/ast_lower.py`).
+"""Loop-invariant elements kept in registers (`core_compiler.transform.invariant`, `llvm/ast_lower.py`).
 
 - The AST build finds the element a loop reaches at one address: nussinov's ``table[i][i + d]``
   in its ``k`` loop (read and written), trisolv's ``x[j]`` in the ``i`` loop (read only), and
@@ -18,9 +18,9 @@ from typing import Any
 import islpy as isl
 import pytest
 
-from core_compiler.invariant import InvariantElement, LoopFacts
-from core_compiler.llvm.cpu import lower_cpu, original_ast
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu, prepare
+from core_compiler.transform.invariant import InvariantElement, LoopFacts
+from core_compiler.llvm.cpu_lowering import lower_cpu, original_ast
+from core_compiler.runtime.cpu_variants import check_llvm_cpu, prepare
 from tests.conftest import KERNELS
 
 _T: Any = isl.ast_node_type

@@ -14,7 +14,7 @@ from core_compiler.llvm.kernel_body import atomic_add, barrier, shared_array
 from core_compiler.llvm.nvptx import emit_ptx, lower_gpu, ptxas_path, run_ptxas
 from core_compiler.llvm.target import NVPTX_TRIPLE
 from core_compiler.pipeline import gpu_program
-from core_compiler.runtime.cpu_llvm import prepare
+from core_compiler.runtime.cpu_variants import prepare
 from tests.conftest import KERNELS, suite
 
 needs_ptxas = pytest.mark.skipif(ptxas_path() is None, reason="ptxas (CUDA toolkit) is not installed")

@@ -16,15 +16,15 @@ import numpy as np
 
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, statement_handler
-from core_compiler.llvm.cpu import CpuModule, lower_cpu, optimized_ast
+from core_compiler.llvm.cpu_lowering import CpuModule, lower_cpu, optimized_ast
 from core_compiler.llvm.jit import jit_compile, set_threads
 from core_compiler.llvm.math_calls import declare
 from core_compiler.llvm.statements import Scope
 from core_compiler.runtime.compare import compare_arrays
-from core_compiler.runtime.cpu_llvm import CpuCase, check_llvm_cpu, prepare, run_jit
+from core_compiler.runtime.cpu_variants import CpuCase, check_llvm_cpu, prepare, run_jit
 from core_compiler.runtime.differential import reference_outputs
 from core_compiler.runtime.reference import run_reference
-from core_compiler.schedule import compute_schedule
+from core_compiler.transform.schedule import compute_schedule
 from tests.conftest import KERNELS
 
 GEMM = str(KERNELS / "gemm.c")

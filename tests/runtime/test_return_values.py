@@ -10,7 +10,7 @@ import pytest
 
 from core_compiler.errors import NotCheckable
 from core_compiler.runtime.compare import compare_arrays
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu, compile_variant, prepare, run_jit
+from core_compiler.runtime.cpu_variants import check_llvm_cpu, compile_variant, prepare, run_jit
 from core_compiler.runtime.differential import check_device, reference_outputs
 from core_compiler.runtime.gpu_opencl import OpenCLRuntime
 from core_compiler.runtime.reference import run_reference

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from core_compiler.runtime.cpu_llvm import TILED, VARIANTS
+from core_compiler.runtime.cpu_variants import TILED, VARIANTS
 from core_compiler.runtime.run import cuda_unavailable
 from tests.conftest import KERNELS
 from tui.cli import main

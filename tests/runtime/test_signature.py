@@ -10,7 +10,7 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.errors import NotCheckable
 from core_compiler.runtime import LayoutError, layout_for_source, macro_defines, make_inputs
-from core_compiler.runtime.cpu_llvm import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.footprint import check_footprint, default_sizes, fit_layout
 from core_compiler.runtime.signature import ArraySlot, ScalarSlot
 

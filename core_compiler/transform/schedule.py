@@ -12,7 +12,7 @@ from typing import Any
 
 import islpy as isl
 
-from core_compiler.deps import Dependences
+from core_compiler.scop.dependences import Dependences
 from core_compiler.scop.model import Scop
 
 

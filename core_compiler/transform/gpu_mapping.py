@@ -9,7 +9,7 @@ sequential bands stay on the host as loops; their values are kernel parameters `
 
 Each kernel's body is its own isl AST, generated from the unit's subtree schedule with the host
 values, block ids ``b*`` and thread ids ``t*`` as parameters. (Those are the names unless the
-code uses one: see `core_compiler.names`.)
+code uses one: see `core_compiler.transform.names`.)
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from core_compiler.deps import Dependences
-from core_compiler.memory import GlobalAccess, KernelShape, MemoryOptions, Promotion, promote
-from core_compiler.names import Names, identifiers, names_avoiding
+from core_compiler.scop.dependences import Dependences
+from core_compiler.transform.memory import GlobalAccess, KernelShape, MemoryOptions, Promotion, promote
+from core_compiler.transform.names import Names, identifiers, names_avoiding
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
-from core_compiler.sizes import Sizes, sizes_for
+from core_compiler.transform.sizes import Sizes, sizes_for
 
 DEFAULT_BLOCKS = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}  # CUDA order: x (innermost), y, z
 

@@ -38,8 +38,8 @@ from typing import Any
 
 import islpy as isl
 
-from core_compiler.deps import Dependences
-from core_compiler.invariant import LoopFacts, invariant_elements
+from core_compiler.scop.dependences import Dependences
+from core_compiler.transform.invariant import LoopFacts, invariant_elements
 from core_compiler.scop.model import Scop
 
 _T: Any = isl.ast_node_type  # its members `for_`, `if_` are unknown to the stubs
@@ -93,7 +93,7 @@ def _program(scop: Scop, schedule: isl.Schedule, options: CpuOptions, deps: Depe
 
 def build_ast(scop: Scop, schedule: isl.Schedule, deps: isl.UnionMap | None = None) -> isl.AstNode:
     """The AST of `schedule`; given the SCoP's dependences, every ``for`` node carries a
-    `LoopFacts` with the loop's invariant elements (`core_compiler.invariant`), and an innermost
+    `LoopFacts` with the loop's invariant elements (`core_compiler.transform.invariant`), and an innermost
     one is annotated with `INDEPENDENT` when it carries no dependence (its iterations touch no
     element another iteration writes), the fact a vectorizer otherwise has to check at run time.
     (Outer loops are not tested: vectorizers take innermost loops, and on tiled, skewed

@@ -44,7 +44,7 @@ class InvariantElement:
 class LoopFacts:
     """What the CPU AST build learned about one ``for`` loop (its annotation's user object)."""
 
-    independent: bool  # carries no dependence (`core_compiler.cpu.build_ast`)
+    independent: bool  # carries no dependence (`core_compiler.transform.cpu_schedule.build_ast`)
     invariant: tuple[InvariantElement, ...] = ()
 
 

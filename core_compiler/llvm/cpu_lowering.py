@@ -6,7 +6,7 @@ row-major buffer, then the integer parameters (``int``), then the read-only scal
 pointers are ``noalias``: the SCoP model already assumes that they do not alias (an ``Analysis``
 remark says so), and it lets the loop vectorizer work without run-time checks.
 
-A ``for`` directly under a ``parallel`` mark (see `core_compiler/cpu.py`) is outlined into
+A ``for`` directly under a ``parallel`` mark (see `core_compiler/transform/cpu_schedule.py`) is outlined into
 ``<name>.omp<k>(ptr data)``, whose ``data`` is a struct of every value in scope; the function calls
 ``GOMP_parallel(outlined, &data, 0, 0)`` and each thread runs every n-th chunk of consecutive
 iterations (``omp_get_thread_num``/``omp_get_num_threads``; `CHUNKS_PER_THREAD` chunks each, which
@@ -28,15 +28,15 @@ import islpy as isl
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from core_compiler.cpu import PARALLEL_MARK, CpuOptions, ParallelMark, build_ast, cpu_program
-from core_compiler.deps import Dependences
+from core_compiler.transform.cpu_schedule import PARALLEL_MARK, CpuOptions, ParallelMark, build_ast, cpu_program
+from core_compiler.scop.dependences import Dependences
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, emit_loop, statement_table
 from core_compiler.llvm.debug_info import DebugInfo
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.math_calls import HOST_MATH, declare
 from core_compiler.llvm.statements import Redirect, Scope, StatementLowering, element_size
-from core_compiler.schedule import original_schedule
+from core_compiler.transform.schedule import original_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
 from core_compiler.source_map import SourceMap, StatementLocation, ir_source_map
@@ -79,13 +79,13 @@ def cpu_args(scop: Scop) -> tuple[CpuArg, ...]:
 
 def original_ast(scop: Scop, deps: isl.UnionMap | None = None) -> isl.AstNode:
     """The source order, the reference the optimized code is timed against; with `deps`, its
-    independent loops are annotated (`core_compiler.cpu.build_ast`)."""
+    independent loops are annotated (`core_compiler.transform.cpu_schedule.build_ast`)."""
     return build_ast(scop, original_schedule(scop), deps)
 
 
 def optimized_ast(scop: Scop, schedule: isl.Schedule, options: CpuOptions | None = None,
                   deps: Dependences | None = None) -> isl.AstNode:  # fmt: skip
-    """`core_compiler.cpu`'s tiled, parallel-marked AST of `schedule`."""
+    """`core_compiler.transform.cpu_schedule`'s tiled, parallel-marked AST of `schedule`."""
     return cpu_program(scop, schedule, options or CpuOptions(), deps).ast
 
 
@@ -251,7 +251,7 @@ class _Outliner:
 class _PrivateCopy:
     """One thread's copy of an array of a ``parallel private(...)`` loop: allocated and filled
     from the shared array when the thread starts; the thread that runs the loop's last iteration
-    copies it back (`core_compiler.cpu._private` says why that is the array after the loop)."""
+    copies it back (`core_compiler.transform.cpu_schedule._private` says why that is the array after the loop)."""
 
     array: str
     shared: ir.Value

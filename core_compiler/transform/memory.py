@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from core_compiler.names import PLAIN, Names
+from core_compiler.transform.names import PLAIN, Names
 from core_compiler.scop.model import Scop
 
 DEFAULT_MAX_SHARED_BYTES = 48 * 1024  # what every CUDA GPU since Kepler gives a block by default
@@ -67,7 +67,7 @@ class KernelShape:
     block: tuple[int, ...]  # threads per thread-mapped member, outermost first
     tile: tuple[int, ...]  # tile size per tiled member
     grid: tuple[int, ...] = ()  # blocks per block dim; () as many as tiles. Fewer: tiles modulo the grid
-    names: Names = PLAIN  # of the block ids, thread ids, tile origins… (`core_compiler.names`)
+    names: Names = PLAIN  # of the block ids, thread ids, tile origins… (`core_compiler.transform.names`)
 
     @property
     def n_thread(self) -> int:

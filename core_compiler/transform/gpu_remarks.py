@@ -3,7 +3,7 @@ one thread; one per reduction made atomic) and as the `gpu-mapping` pass's text.
 
 from __future__ import annotations
 
-from core_compiler.gpu import GpuProgram, Kernel
+from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 from core_compiler.remarks import Remark, missed, passed
 
 

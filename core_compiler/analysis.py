@@ -6,6 +6,8 @@ remarks, whatever state the file is in.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -13,7 +15,7 @@ import islpy as isl
 
 from core_compiler import render
 from core_compiler.scop.dependences import Dependences, compute_dependences
-from core_compiler.frontend import ParseOptions, ir, run_frontend
+from core_compiler.frontend import FileRemarks, ParseOptions, UnreadFunction, ir, iter_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.affine import WRAPS
@@ -63,20 +65,45 @@ def analyze_file(
     only: str | None = None,
 ) -> FileAnalysis:
     """Analyse every function defined in `path` (or only the one named `only`)."""
-    front = run_frontend(path, text, parse_options)
-    errors = front.remarks
+    errors: tuple[Remark, ...] = ()
     results = []
-    for fn in front.functions:
+    for item in iter_analyze_file(path, text, parse_options, options, only):
+        if isinstance(item, FunctionAnalysis):
+            results.append(item)
+        else:
+            errors = item
+    return FileAnalysis(path, tuple(results), errors)
+
+
+def iter_analyze_file(
+    path: str,
+    text: str | None = None,
+    parse_options: ParseOptions | None = None,
+    options: AnalysisOptions | None = None,
+    only: str | None = None,
+) -> Iterator[tuple[Remark, ...] | FunctionAnalysis]:
+    """`analyze_file` as it goes: the file's remarks first, then each function's analysis as soon
+    as it is done (the front end's worker reads the next function meanwhile), so that a file of
+    thousands of functions shows its first results within seconds."""
+    errors: tuple[Remark, ...] = ()
+    for item in iter_frontend(path, text, parse_options):
+        if isinstance(item, FileRemarks):
+            errors = item.remarks
+            yield errors
+            continue
+        fn = item.function if isinstance(item, UnreadFunction) else item
         if only is not None and fn.name != only:
             continue
-        results.append(analyze_function(fn, options or AnalysisOptions(), errors))
-    return FileAnalysis(path, tuple(results), errors)
+        if isinstance(item, UnreadFunction):
+            yield FunctionAnalysis(fn, (), (item.remark,))
+        else:
+            yield analyze_function(fn, options or AnalysisOptions(), errors)
 
 
 def analyze_function(
     fn: ir.Function, options: AnalysisOptions, file_errors: tuple[Remark, ...] = ()
 ) -> FunctionAnalysis:
-    broken = [e for e in file_errors if fn.range.contains(e.range)]
+    broken = [e for e in file_errors if e.name == "SyntaxError" and fn.range.contains(e.range)]
     if broken:
         note = missed(
             "frontend",
@@ -178,6 +205,17 @@ def _model_and_deps(r: RegionUnit, options: AnalysisOptions, trace: Trace) -> Sc
             return _negative_division(fn, *negative)
         deps, _ = trace.run(ComputeDependences(), scop, r.index)
     except isl.Error as e:
+        return isl_error_remark(e, r, options)
+    return ScopAnalysis(scop, deps)
+
+
+def isl_error_remark(e: isl.Error, r: RegionUnit, options: AnalysisOptions) -> Remark:
+    """The remark for an error of isl's while modeling `r`: its compute-out (the operation budget:
+    ``AnalysisBudgetExceeded``), a name isl cannot read (``NonAsciiName``: isl's parser takes
+    ASCII identifiers only), or any other failure (``PolyhedralLibraryError``). islpy keeps no
+    error code, so the message says which: ``maximal number of operations exceeded``."""
+    fn, detail = r.function.name, str(e)
+    if "maximal number of operations exceeded" in detail:
         return missed(
             "polyhedral-model",
             "AnalysisBudgetExceeded",
@@ -185,10 +223,33 @@ def _model_and_deps(r: RegionUnit, options: AnalysisOptions, trace: Trace) -> Sc
             f"of {options.max_isl_operations:,} operations (too many parameters, too deep a nest "
             "or too large coefficients)",
             r.region.range,
-            fn.name,
-            detail=str(e),
+            fn,
+            detail=detail,
         )
-    return ScopAnalysis(scop, deps)
+    odd = sorted({n for n in re.findall(r"[^\W\d]\w*", r.function.text) if not n.isascii()})
+    if odd:
+        names = ", ".join(f"`{n}`" for n in odd)
+        return missed(
+            "polyhedral-model",
+            "NonAsciiName",
+            f"this loop nest is not modeled: hexplore's polyhedral library reads only ASCII names, "
+            f"and {names} {'is' if len(odd) == 1 else 'are'} not; rename "
+            f"{'it' if len(odd) == 1 else 'them'} with letters a-z, A-Z, digits and `_`",
+            r.region.range,
+            fn,
+            names=odd,
+            detail=detail,
+        )
+    return missed(
+        "polyhedral-model",
+        "PolyhedralLibraryError",
+        "this loop nest is not modeled: the polyhedral library (isl) failed on it "
+        f"({detail.removeprefix('call to ')}); this is hexplore's limitation, not an error in your "
+        "code — please report it",
+        r.region.range,
+        fn,
+        detail=detail,
+    )
 
 
 def _modulo_out_of_range(fn: ir.Function, subscript: str, rng: SourceRange) -> Remark:

@@ -61,6 +61,21 @@ _entry("FunctionHasErrors", MISSED, ("frontend",), SETUP,
        "The function contains a syntax error, so hexplore did not analyse it (its loops would be "
        "guessed from a broken parse).",
        "The other functions of the file are analysed normally.")  # fmt: skip
+_entry("FrontendCrashed", MISSED, ("frontend",), SETUP,
+       "The C front end (libclang, in a process of its own) crashed while parsing the file or "
+       "reading one function; that file or function is not analysed, everything else is.",
+       "Extremely deep code does this: an expression of thousands of terms (generated, or a macro's "
+       "expansion) or statements nested thousands deep. Split it into several statements.")  # fmt: skip
+_entry("FrontendBudgetExceeded", MISSED, ("frontend",), SETUP,
+       "The C front end ran past its time or memory limit (60 s and 4 GB by default) while parsing "
+       "the file or reading one function, and was stopped; that file or function is not analysed.",
+       "A macro that expands to an enormous expression, a huge generated file or an include that "
+       "never ends do this. `HEXPLORE_FRONTEND_TIMEOUT_S` and `HEXPLORE_FRONTEND_MEMORY_MB` raise "
+       "the limits.")  # fmt: skip
+_entry("IncludeRefused", MISSED, ("frontend",), SETUP,
+       "An `#include` (or an `-include` flag, say from `compile_commands.json`) names a device, a "
+       "FIFO or a socket, not a file (`/dev/stdin`, `/dev/zero`): hexplore parses without it.",
+       "Reading such a file can block forever or never end. Include regular files only.")  # fmt: skip
 _entry("InternalError", MISSED, ("frontend", "explorer"), SETUP,
        "hexplore itself failed on this function (a bug, not a problem in your code).",
        "The other functions are unaffected. Please report it with the function's source.")  # fmt: skip
@@ -146,6 +161,10 @@ _entry("UnsupportedStatement", MISSED, REGION, NOT_MODELED,
 _entry("UnsupportedExpression", MISSED, REGION, NOT_MODELED,
        "An expression hexplore does not model (struct members, a scalar used as an array, a "
        "subscript count that does not match the array's dimensions).")  # fmt: skip
+_entry("ExpressionTooLarge", MISSED, REGION, NOT_MODELED,
+       "An expression larger than hexplore reads: more than 10,000 operators and operands, or "
+       "nested more than 200 deep, after macro expansion.",
+       "Compute it in several statements, with temporaries.")  # fmt: skip
 _entry("GlobalScalar", MISSED, REGION, NOT_MODELED,
        "The nest writes a global scalar variable; hexplore models the globals a function only "
        "reads, and global arrays.",
@@ -161,6 +180,14 @@ _entry("ModuloOutOfRange", MISSED, ("polyhedral-model",), NOT_MODELED,
        "`n` (as in `(i + 1) % n`), which hexplore cannot show here.",
        "Bound `x` by the loops (e.g. `0 <= i < n`) so that the wrap-around is at most a few "
        "periods.")  # fmt: skip
+_entry("NonAsciiName", MISSED, ("polyhedral-model",), NOT_MODELED,
+       "The loop nest uses a name with letters outside ASCII (`café`), which the polyhedral "
+       "library cannot read, so it is not modeled.",
+       "Rename the variable with letters a-z, A-Z, digits and `_`.")  # fmt: skip
+_entry("PolyhedralLibraryError", MISSED, ("polyhedral-model",), NOT_MODELED,
+       "The polyhedral library (isl) failed on this loop nest for a reason other than its budget; "
+       "the message gives isl's words.",
+       "A limitation of hexplore, not an error in your code: please report it with the loop nest.")  # fmt: skip
 _entry("AnalysisBudgetExceeded", MISSED, ("polyhedral-model",), NOT_MODELED,
        "The polyhedral library gave up: the nest has too many parameters, too deep a nest or too "
        "large coefficients for its operation budget.",

@@ -39,6 +39,11 @@ class Remark:
     def __hash__(self) -> int:
         return hash((self.kind, self.pass_name, self.name, self.message, self.range, self.function))
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Remarks pickle (the front end's worker sends them): `args` as a dict, frozen again."""
+        fields = (self.kind, self.pass_name, self.name, self.message, self.range, self.function)
+        return _unpickle, (*fields, dict(self.args))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Remark):
             return NotImplemented
@@ -59,6 +64,12 @@ class Remark:
             other.function,
             dict(other.args),
         )
+
+
+def _unpickle(
+    kind: RemarkKind, pass_name: str, name: str, message: str, rng: SourceRange, function: str, args: dict[str, object]
+) -> Remark:
+    return Remark(kind, pass_name, name, message, rng, function, _frozen_args(args))
 
 
 def remark(

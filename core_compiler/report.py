@@ -142,11 +142,17 @@ def remark_text(r: Remark) -> str:
 def to_text(fa: FileAnalysis) -> str:
     out: list[str] = [remark_text(r) for r in fa.remarks]
     for f in fa.functions:
-        out.append(f"function {f.function.name} (line {f.function.range.line}): {len(f.scops)} scop(s)")
-        for sa in f.scops:
-            out += ["  " + line for line in _scop_text(sa)]
-        out += ["  " + remark_text(r) for r in f.remarks]
+        out += function_text(f)
     return "\n".join(out) + "\n"
+
+
+def function_text(f: FunctionAnalysis) -> list[str]:
+    """One function's lines of the text report (`hexplore analyze` prints them as they come)."""
+    out = [f"function {f.function.name} (line {f.function.range.line}): {len(f.scops)} scop(s)"]
+    for sa in f.scops:
+        out += ["  " + line for line in _scop_text(sa)]
+    out += ["  " + remark_text(r) for r in f.remarks]
+    return out
 
 
 def _scop_text(sa: ScopAnalysis) -> list[str]:

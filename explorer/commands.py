@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core_compiler.analysis import FileAnalysis, analyze_file
+from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file, iter_analyze_file
 from core_compiler.codegen.c import COptions
 from core_compiler.compile import CompileResult, compile_file
 from core_compiler.transform.cpu_schedule import CpuOptions
@@ -24,8 +24,15 @@ from core_compiler.transform.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptio
 from core_compiler.passes import Trace
 from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
 from core_compiler.remarks import Remark
-from core_compiler.report import remark_text
-from core_compiler.runtime.run import RunReport, default_params, run_function
+from core_compiler.report import function_text, remark_text
+from core_compiler.runtime.run import (
+    MIN_MEMORY_LIMIT,
+    RunReport,
+    default_params,
+    param_problem,
+    run_function,
+    timeout_problem,
+)
 from core_compiler.transform.sizes import SizesError, parse_sizes
 
 if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`
@@ -57,6 +64,20 @@ def analyze(path: str, text: str, parse: ParseOptions, function: str | None = No
 
 
 def gpu_report(fa: FileAnalysis) -> str:
+def analyze_progressively(path: str, text: str, parse: ParseOptions) -> Iterator[str]:
+    """The text report of `analyze` a piece at a time: the file's remarks, then each function's
+    lines as soon as it is analysed (a file of thousands of functions shows its first ones within
+    seconds). The pieces joined are `render_report(analyze(…), "text")`."""
+    empty = True
+    for item in iter_analyze_file(path, text, parse):
+        lines = function_text(item) if isinstance(item, FunctionAnalysis) else [remark_text(r) for r in item]
+        if lines:
+            empty = False
+            yield "\n".join(lines) + "\n"
+    if empty:
+        yield "\n"
+
+
     """Per SCoP: the schedule tree and how its kernels are mapped (``hexplore analyze --gpu``)."""
     out = []
     for f in fa.functions:

@@ -1,4 +1,5 @@
-"""One libclang translation unit per open document, reparsed in place on every edit.
+"""One libclang translation unit per open document, reparsed in place on every edit — in the
+front end's worker process (`core_compiler/frontend/worker.py`), never in the editor's.
 
 The first parse builds a precompiled preamble (the ``#include`` block), so a reparse after an edit
 costs a few milliseconds instead of a full parse. The parse also yields what the per-function
@@ -7,24 +8,34 @@ digest of everything outside function bodies (macros, typedefs, globals, prototy
 the other definitions) and of the one-``return`` helpers that calls are inlined from, which a
 function's meaning can depend on even when its own text did not change.
 
-Lowering is per function (`ParsedFile.lower`), so unchanged functions are never lowered again.
-This reaches one level below `core_compiler.frontend.run_frontend`, whose whole-file parse and
-lowering are too slow to run on every keystroke; the flags are the core's (`clang_args`).
+The translation units live in the worker (`_UNITS`, by document); the editor's side holds plain
+data. Lowering is per function (`ParsedFile.lower`: one request, the `ir.Function` back), so
+unchanged functions are never lowered again. A crash or an exhausted budget in the worker raises
+`FrontendFailure` (the workspace makes it a remark on the file or the function); the worker is
+restarted and the document parsed again on its next request. Includes that are not files
+(``/dev/stdin``) are refused first (`core_compiler/frontend/includes.py`). This reaches one level
+below `core_compiler.frontend.run_frontend`, whose whole-file parse and lowering are too slow to
+run on every keystroke; the flags are the core's (`clang_args`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import re
 import threading
 from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
-from core_compiler.frontend import ParseOptions, ir
+from core_compiler.errors import HexploreError
+from core_compiler.frontend import ParseOptions, definitions, ir
 from core_compiler.frontend.clang_parse import clang_args, diagnostics_as_remarks
+from core_compiler.frontend.includes import screen
 from core_compiler.frontend.inline import returned_expression
 from core_compiler.frontend.lower import Lowerer
+from core_compiler.frontend.worker import FrontendWorker, shared_worker
 from core_compiler.remarks import Remark
 
 _K = ci.CursorKind
@@ -43,7 +54,10 @@ class FunctionSource:
     col: int
     end_line: int
     end_col: int
-    cursor: ci.Cursor = field(repr=False)
+    name_line: int  # where its name is
+    name_col: int
+    result_type: str  # as C spells it
+    index: int = field(default=0, repr=False)  # among the definitions of the worker's unit
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,82 +65,150 @@ class ParsedFile:
     path: str
     text: str
     functions: tuple[FunctionSource, ...]
-    errors: tuple[Remark, ...]  # syntax errors of the whole file
+    errors: tuple[Remark, ...]  # syntax errors and refused includes of the whole file
     context: str  # digest of the text outside function bodies, and of inlinable helpers
-    _lowerer: Lowerer | None = field(repr=False)  # None when the file could not be parsed at all
+    _parser: DocumentParser | None = field(repr=False)  # None when the file could not be parsed at all
     cacheable: bool = True
+    _unit: int = field(default=0, repr=False)  # which parse of the worker's this is
 
     def lower(self, fn: FunctionSource) -> ir.Function:
-        assert self._lowerer is not None, "a file that failed to parse has no functions"
-        return self._lowerer.function(fn.cursor)
+        """The function's IR, lowered in the worker (raises `FrontendFailure` when the worker
+        crashes or runs out of budget on it)."""
+        assert self._parser is not None, "a file that failed to parse has no functions"
+        return self._parser.lower(self, fn)
 
 
 class DocumentParser:
-    """Owns one translation unit. Not thread-safe by itself: callers hold `lock`."""
+    """Owns one translation unit (in the worker). Not thread-safe by itself: callers hold `lock`."""
 
-    _index: ci.Index | None = None
-    _index_lock = threading.Lock()
+    _ids = itertools.count(1)
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, worker: FrontendWorker | None = None) -> None:
         self.path = path
         self.lock = threading.Lock()
-        self._tu: ci.TranslationUnit | None = None
-        self._args: tuple[str, ...] = ()
+        self._worker = worker
+        self._key = f"doc{next(self._ids)}"
+        self._last: tuple[str, tuple[str, ...]] | None = None  # the text and flags the worker has
+        self._generation = -1  # of the worker that holds the unit
 
-    @classmethod
-    def index(cls) -> ci.Index:
-        with cls._index_lock:
-            if cls._index is None:
-                cls._index = ci.Index.create()
-            return cls._index
+    @property
+    def worker(self) -> FrontendWorker:
+        return self._worker or shared_worker()
 
     def parse(self, text: str, options: ParseOptions) -> ParsedFile:
         args = tuple(clang_args(self.path, options))
-        unsaved = [(self.path, text)]
-        tu = self._tu if args == self._args else None
-        if tu is not None:
-            try:
-                tu.reparse(unsaved_files=unsaved, options=0)
-            except ci.TranslationUnitLoadError:
-                tu = None
-        if tu is None or _hit_error_limit(tu):
-            tu = self.index().parse(self.path, args=list(args), unsaved_files=unsaved, options=_PARSE_FLAGS)
-        # libclang keeps the "too many errors" diagnostic across reparses (and adds one per
-        # reparse): a unit that hit clang's error limit is parsed afresh next time.
-        self._tu, self._args = (None if _hit_error_limit(tu) else tu), args
-        return _read(self.path, text, tu)
+        worker = self.worker
+        data = worker.call(_parse_in_worker, self._key, self.path, text, args)
+        self._last, self._generation = (text, args), worker.generation
+        return ParsedFile(self.path, text, data.functions, data.errors, data.context, self, data.cacheable, data.unit)
+
+    def lower(self, parsed: ParsedFile, fn: FunctionSource) -> ir.Function:
+        worker = self.worker
+        if worker.generation == self._generation:
+            found = worker.call(_lower_in_worker, self._key, parsed._unit, fn.index)
+            if found is not None:
+                return found
+        # the worker was restarted since (another document crashed it): parse this text again there
+        assert self._last is not None
+        data = worker.call(_parse_in_worker, self._key, self.path, parsed.text, self._last[1])
+        self._generation = worker.generation
+        found = worker.call(_lower_in_worker, self._key, data.unit, fn.index)
+        assert found is not None, "a unit just parsed is there"
+        return found
 
     def dispose(self) -> None:
-        self._tu = None  # the binding frees the unit when the last reference goes
+        if self._generation >= 0 and self._generation == self.worker.generation:
+            with contextlib.suppress(HexploreError):  # the worker died meanwhile: its units are gone
+                self.worker.call(_dispose_in_worker, self._key)
+        self._last, self._generation = None, -1
+
+
+# ------------------------------------------------------------------------------ the worker's side
+
+
+@dataclass(frozen=True)
+class _ParseData:
+    functions: tuple[FunctionSource, ...]
+    errors: tuple[Remark, ...]
+    context: str
+    cacheable: bool
+    unit: int
+
+
+@dataclass
+class _Unit:
+    tu: ci.TranslationUnit
+    args: tuple[str, ...]  # as libclang got them (refused includes dropped)
+    cursors: list[ci.Cursor]
+    lowerer: Lowerer
+    number: int
+    reusable: bool  # reparsed in place next time (not after clang's error limit)
+
+
+_UNITS: dict[str, _Unit] = {}
+_numbers = itertools.count(1)
+_index: ci.Index | None = None
+
+
+def _parse_in_worker(key: str, path: str, text: str, flags: tuple[str, ...]) -> _ParseData:
+    global _index
+    if _index is None:
+        _index = ci.Index.create()
+    screened = screen(path, text, list(flags))
+    unsaved = [(path, screened.text), *screened.unsaved]
+    old = _UNITS.pop(key, None)
+    tu = old.tu if old is not None and old.reusable and old.args == screened.args else None
+    if tu is not None:
+        try:
+            tu.reparse(unsaved_files=unsaved, options=0)
+        except ci.TranslationUnitLoadError:
+            tu = None
+    if tu is None or _hit_error_limit(tu):
+        tu = _index.parse(path, args=list(screened.args), unsaved_files=unsaved, options=_PARSE_FLAGS)
+    data, cursors = _read(path, text, tu, screened.remarks)
+    # libclang keeps the "too many errors" diagnostic across reparses (and adds one per
+    # reparse): a unit that hit clang's error limit is parsed afresh next time.
+    number = next(_numbers)
+    _UNITS[key] = _Unit(tu, screened.args, cursors, Lowerer(path, text), number, not _hit_error_limit(tu))
+    return _ParseData(*data, number)
+
+
+def _lower_in_worker(key: str, number: int, index: int) -> ir.Function | None:
+    """The function's IR; None when this worker does not hold that parse (it was restarted)."""
+    unit = _UNITS.get(key)
+    if unit is None or unit.number != number:
+        return None
+    return unit.lowerer.function(unit.cursors[index])
+
+
+def _dispose_in_worker(key: str) -> None:
+    _UNITS.pop(key, None)  # the binding frees the unit when the last reference goes
 
 
 def _hit_error_limit(tu: ci.TranslationUnit) -> bool:
     return any(d.spelling.startswith("too many errors emitted") for d in tu.diagnostics)
 
 
-def _read(path: str, text: str, tu: ci.TranslationUnit) -> ParsedFile:
+def _read(
+    path: str, text: str, tu: ci.TranslationUnit, refused: tuple[Remark, ...]
+) -> tuple[tuple[tuple[FunctionSource, ...], tuple[Remark, ...], str, bool], list[ci.Cursor]]:
     data = text.encode("utf-8")
-    lowerer = Lowerer(path, text)
     functions: list[FunctionSource] = []
     spans: list[tuple[int, int]] = []
-    for cur in tu.cursor.get_children():
-        if cur.kind not in (_K.FUNCTION_DECL, _K.FUNCTION_TEMPLATE) or not cur.is_definition():
-            continue
+    cursors = definitions(tu, path)
+    for index, cur in enumerate(cursors):
         loc = cur.location
-        if not loc.file or loc.file.name != path:
-            continue
         start, end = cur.extent.start, cur.extent.end
         body = data[start.offset : end.offset].decode("utf-8", errors="replace")
-        functions.append(
-            FunctionSource(cur.spelling, body, start.line, start.column, end.line, end.column, cur)
-        )
+        where = (start.line, start.column, end.line, end.column, loc.line, loc.column)
+        functions.append(FunctionSource(cur.spelling, body, *where, cur.result_type.spelling, index))
         if returned_expression(cur) is None:  # a one-`return` helper stays whole: callers inline it
             spans.append((_body_start(cur, start.offset), end.offset))
-    errors = tuple(diagnostics_as_remarks(tu, path))
+    errors = refused + tuple(diagnostics_as_remarks(tu, path))
     # After clang's error limit, what a function lowers to depends on where clang stopped: such a
     # parse is not cacheable (it is rare, and its functions mostly have errors anyway).
     cacheable = not _hit_error_limit(tu)
-    return ParsedFile(path, text, tuple(functions), errors, _context_digest(data, spans), lowerer, cacheable)
+    return (tuple(functions), errors, _context_digest(data, spans), cacheable), cursors
 
 
 def _body_start(cur: ci.Cursor, fallback: int) -> int:

@@ -28,7 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_function
-from core_compiler.frontend import ParseOptions, ir
+from core_compiler.frontend import ParseOptions, function_failure, ir, parse_failure
+from core_compiler.frontend.worker import FrontendFailure, WorkerRaised
 from core_compiler.transform.gpu_mapping import MappingOptions
 from core_compiler.passes import PassRecord
 from core_compiler.pipeline import Backend, GpuOptions, backend
@@ -321,6 +322,10 @@ class Workspace:
         """The newest finished analysis of the document (possibly of an older version)."""
         with self._lock:
             return self._latest.get(uri)
+        except FrontendFailure as e:  # the worker crashed or ran out of budget on this function
+            fn = _unlowered(parsed, src)
+            failed = FunctionAnalysis(fn, (), (function_failure(fn, e, "reading"),))
+            return FunctionResult(failed, "analysed", True, None)  # not cached: read again next time
 
     def function(self, uri: str, name: str) -> FunctionResult:
         """A function of the latest analysis; raises UnknownDocument / UnknownFunction."""
@@ -409,6 +414,8 @@ def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> Pars
 
 def _analyze_function(
     fn: ir.Function, settings: Settings, errors: tuple[Remark, ...]
+    except FrontendFailure as e:  # libclang crashed, hung or ran out of memory on this text
+        return ParsedFile(doc.path, doc.text, (), (parse_failure(doc.path, doc.text, e),), "", None)
 ) -> FunctionAnalysis:
     try:
         return analyze_function(fn, settings.analysis, errors)
@@ -420,7 +427,7 @@ def _internal_error(fn: ir.Function, doing: str, e: Exception) -> FunctionAnalys
     note = missed(
         "explorer",
         "InternalError",
-        f"hexplore hit an internal error {doing} `{fn.name}` ({type(e).__name__}: {e}); "
+        f"hexplore hit an internal error {doing} `{fn.name}` ({_type_name(e)}: {e}); "
         "the other functions are unaffected — please report this",
         fn.name_range,
         fn.name,
@@ -431,9 +438,13 @@ def _internal_error(fn: ir.Function, doing: str, e: Exception) -> FunctionAnalys
 def _unlowered(parsed: ParsedFile, src: FunctionSource) -> ir.Function:
     """A function the front end failed to lower, as far as its source says: its name, range and text."""
     rng = SourceRange(parsed.path, src.line, src.col, src.end_line, src.end_col)
-    loc = src.cursor.location
-    name_range = SourceRange(parsed.path, loc.line, loc.column, loc.line, loc.column + len(src.name))
-    return ir.Function(src.name, ir.OtherType(src.cursor.result_type.spelling), (), (), rng, name_range, text=src.text)
+    name_range = SourceRange(parsed.path, src.name_line, src.name_col, src.name_line, src.name_col + len(src.name))
+    return ir.Function(src.name, ir.OtherType(src.result_type), (), (), rng, name_range, text=src.text)
+
+
+def _type_name(e: Exception) -> str:
+    """The exception's type, the original one's for an exception raised in the front end's worker."""
+    return e.type_name if isinstance(e, WorkerRaised) else type(e).__name__
 
 
 def _relative_errors(parsed: ParsedFile, src: FunctionSource) -> tuple[RelativeError, ...]:

@@ -92,6 +92,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if text is None:
         return 2
     try:
+    if args.format == "text" and not args.gpu and not args.function:
+        for piece in commands.analyze_progressively(args.file, text, _parse_options(args)):
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+        return 0
         fa = commands.analyze(args.file, text, _parse_options(args), args.function)
     except CommandError as e:
         return _error(e)

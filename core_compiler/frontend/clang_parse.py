@@ -18,6 +18,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from core_compiler.frontend.includes import screen
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
 
@@ -75,10 +76,13 @@ def _index() -> ci.Index:
     return ci.Index.create()
 
 
-def parse(path: str, text: str | None, options: ParseOptions) -> ci.TranslationUnit:
-    """Parse `path`, from `text` when given (an editor's unsaved buffer), else from disk."""
-    unsaved = [(path, text)] if text is not None else None
-    return _index().parse(path, args=clang_args(path, options), unsaved_files=unsaved)
+def parse(path: str, text: str, options: ParseOptions) -> tuple[ci.TranslationUnit, tuple[Remark, ...]]:
+    """Parse `path` with the contents `text`, and the ``IncludeRefused`` remarks of the includes
+    that are not files (`includes.py`: libclang never sees them). In the process that may crash:
+    the front end's worker (`worker.py`)."""
+    screened = screen(path, text, clang_args(path, options))
+    unsaved = [(path, screened.text), *screened.unsaved]
+    return _index().parse(path, args=list(screened.args), unsaved_files=unsaved), screened.remarks
 
 
 def source_range(extent: ci.SourceRange, fallback_file: str) -> SourceRange:

@@ -32,6 +32,7 @@ from core_compiler.frontend.clang_types import (
     is_integer,
     is_restrict,
 )
+from core_compiler.frontend.expression_budget import ExpressionBudget
 from core_compiler.frontend.global_inputs import global_write, is_global, is_global_scalar
 from core_compiler.source import SourceRange
 
@@ -55,6 +56,7 @@ class Lowerer:
         self._body: ci.Cursor | None = None
         self._notes: list[ir.Note] = []
         self._globals: dict[str, ir.Param] = {}  # the file-scope variables the function uses
+        self._budget = ExpressionBudget()
 
     # ------------------------------------------------------------------------------ entry
 
@@ -365,6 +367,10 @@ class Lowerer:
     # ------------------------------------------------------------------------------ expressions
 
     def expr(self, cur: ci.Cursor) -> ir.Expr:
+        """`cur` lowered within the front end's budget (`expression_budget.py`)."""
+        return self._budget.lower(cur, self._expr, self.range, self.slice)
+
+    def _expr(self, cur: ci.Cursor) -> ir.Expr:
         cur = _unwrap(cur)
         kind = cur.kind
         rng = self.range(cur)

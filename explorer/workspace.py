@@ -9,9 +9,13 @@ A UI opens a document, feeds it edits, and asks for an analysis of a version::
     result.function("kernel_gemm").remarks
 
 `analyze` may run in a worker thread. It raises `Cancelled` as soon as it notices that a newer
-version arrived (or the document closed): checks happen before the parse and between functions,
+text arrived (or the document closed): checks happen before the parse and between functions,
 so stale work stops within one function's analysis. Functions whose key did not change come from
 the cache (relocated when they moved); only edited functions are lowered and analysed again.
+
+Every text a document is given gets a new `Document.revision`, which only grows: staleness is
+decided by revisions, never by the client's version numbers, which a client may reuse or send
+backwards (the newest text is the truth, whatever its version says).
 
 *Invariant:* nothing here knows about LSP, JSON-RPC or terminals; positions are the core's
 (1-based lines and byte columns).
@@ -19,6 +23,7 @@ the cache (relocated when they moved); only edited functions are lowered and ana
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
@@ -30,11 +35,11 @@ from dataclasses import dataclass, field, replace
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_function
 from core_compiler.frontend import ParseOptions, function_failure, ir, parse_failure
 from core_compiler.frontend.worker import FrontendFailure, WorkerRaised
-from core_compiler.transform.gpu_mapping import MappingOptions
 from core_compiler.passes import PassRecord
 from core_compiler.pipeline import Backend, GpuOptions, backend
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
+from core_compiler.transform.gpu_mapping import MappingOptions
 from explorer.cache import CachedFunction, FunctionCache, FunctionKey, RelativeError
 from explorer.compile_commands import NO_FLAGS, DatabaseCache
 from explorer.errors import Cancelled, UnknownDocument, UnknownFunction, UnknownPass
@@ -60,7 +65,8 @@ class Document:
     uri: str
     path: str  # the file name libclang sees (a stand-in for URIs that are not files)
     text: str
-    version: int
+    version: int  # the client's number, as given
+    revision: int = 0  # the workspace's: grows with every new text of any document
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,6 +175,7 @@ class Workspace:
         self.cache = cache or FunctionCache()
         self.use_compile_commands = use_compile_commands
         self._lock = threading.Lock()
+        self._revisions = itertools.count(1)
         self._docs: dict[str, Document] = {}
         self._parsers: dict[str, DocumentParser] = {}
         self._latest: dict[str, DocumentAnalysis] = {}
@@ -180,8 +187,8 @@ class Workspace:
     def open(
         self, uri: str, text: str, version: int = 0, language_id: str | None = None
     ) -> Document:
-        doc = Document(uri, path_for_uri(uri, language_id), text, version)
         with self._lock:
+            doc = Document(uri, path_for_uri(uri, language_id), text, version, next(self._revisions))
             self._docs[uri] = doc
             self._parsers.setdefault(uri, DocumentParser(doc.path))
             self._latest.pop(uri, None)
@@ -196,7 +203,10 @@ class Workspace:
     def update(self, uri: str, text: str, version: int | None = None) -> Document:
         with self._lock:
             old = self._doc(uri)
-            doc = replace(old, text=text, version=old.version + 1 if version is None else version)
+            doc = replace(
+                old, text=text, version=old.version + 1 if version is None else version,
+                revision=next(self._revisions),
+            )  # fmt: skip
             self._docs[uri] = doc
         return doc
 
@@ -204,7 +214,10 @@ class Workspace:
         with self._lock:
             old = self._doc(uri)
             text = apply_changes(old.text, changes)
-            doc = replace(old, text=text, version=old.version + 1 if version is None else version)
+            doc = replace(
+                old, text=text, version=old.version + 1 if version is None else version,
+                revision=next(self._revisions),
+            )  # fmt: skip
             self._docs[uri] = doc
         return doc
 
@@ -259,7 +272,7 @@ class Workspace:
 
         def check() -> None:
             current = self._docs.get(uri)
-            if current is None or current.version != doc.version or (cancel and cancel()):
+            if current is None or current.revision != doc.revision or (cancel and cancel()):
                 raise Cancelled(f"{uri} version {doc.version} was superseded")
 
         if version is not None and version != doc.version:
@@ -279,7 +292,7 @@ class Workspace:
         result = DocumentAnalysis(doc, tuple(results), parsed.errors, stats)
         with self._lock:
             latest = self._latest.get(uri)
-            if uri in self._docs and (latest is None or latest.version <= doc.version):
+            if uri in self._docs and (latest is None or latest.document.revision <= doc.revision):
                 self._latest[uri] = result
         return result
 
@@ -309,6 +322,10 @@ class Workspace:
         counters.analysed += 1
         try:
             fn = parsed.lower(src)
+        except FrontendFailure as e:  # the worker crashed or ran out of budget on this function
+            fn = _unlowered(parsed, src)
+            failed = FunctionAnalysis(fn, (), (function_failure(fn, e, "reading"),))
+            return FunctionResult(failed, "analysed", True, None)  # not cached: read again next time
         except Exception as e:  # a bug in the front end: a remark on this function, not the file's end
             failed = _internal_error(_unlowered(parsed, src), "reading", e)
             return FunctionResult(failed, "analysed", True, None)  # not cached: read again next time
@@ -322,10 +339,6 @@ class Workspace:
         """The newest finished analysis of the document (possibly of an older version)."""
         with self._lock:
             return self._latest.get(uri)
-        except FrontendFailure as e:  # the worker crashed or ran out of budget on this function
-            fn = _unlowered(parsed, src)
-            failed = FunctionAnalysis(fn, (), (function_failure(fn, e, "reading"),))
-            return FunctionResult(failed, "analysed", True, None)  # not cached: read again next time
 
     def function(self, uri: str, name: str) -> FunctionResult:
         """A function of the latest analysis; raises UnknownDocument / UnknownFunction."""
@@ -401,6 +414,8 @@ def _backend_options(settings: Settings) -> GpuOptions:
 def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> ParsedFile:
     try:
         return parser.parse(doc.text, options)
+    except FrontendFailure as e:  # libclang crashed, hung or ran out of memory on this text
+        return ParsedFile(doc.path, doc.text, (), (parse_failure(doc.path, doc.text, e),), "", None)
     except Exception as e:  # libclang could not even start: say so on line 1, never crash the UI
         parser.dispose()
         note = missed(
@@ -414,8 +429,6 @@ def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> Pars
 
 def _analyze_function(
     fn: ir.Function, settings: Settings, errors: tuple[Remark, ...]
-    except FrontendFailure as e:  # libclang crashed, hung or ran out of memory on this text
-        return ParsedFile(doc.path, doc.text, (), (parse_failure(doc.path, doc.text, e),), "", None)
 ) -> FunctionAnalysis:
     try:
         return analyze_function(fn, settings.analysis, errors)

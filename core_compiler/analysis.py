@@ -14,11 +14,11 @@ from typing import ClassVar
 import islpy as isl
 
 from core_compiler import render
-from core_compiler.scop.dependences import Dependences, compute_dependences
 from core_compiler.frontend import FileRemarks, ParseOptions, UnreadFunction, ir, iter_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.affine import WRAPS
+from core_compiler.scop.dependences import Dependences, compute_dependences
 from core_compiler.scop.detect import Detection, assumption_remarks, detect_scops
 from core_compiler.scop.model import Scop, build_model, modulo_out_of_range, negative_division
 from core_compiler.scop.region import RegionInfo

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from core_compiler.analysis import FileAnalysis
 from core_compiler.codegen.c import COptions, generate_c
-from core_compiler.transform.gpu_remarks import mapping_remarks
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
-from core_compiler.transform.profitability import decide
 from core_compiler.remarks import Remark, passed
 from core_compiler.source_map import SourceMap
+from core_compiler.transform.gpu_remarks import mapping_remarks
+from core_compiler.transform.profitability import decide
 
 TARGETS = ("cuda", "opencl", "c")
 

@@ -58,9 +58,9 @@ from core_compiler.runtime.run import (
     cuda_unavailable,
     run_function,
 )
-from core_compiler.transform.schedule import tree_json
 from core_compiler.source import SourceRange
 from core_compiler.source_map import MappedLine, SourceMap, join_mapped
+from core_compiler.transform.schedule import tree_json
 from core_compiler.user_dirs import UnsafeDirectory, cache_root, check_private, private_dir
 
 

@@ -7,8 +7,8 @@ import threading
 import weakref
 
 from core_compiler.analysis import ScopAnalysis
-from core_compiler.transform.gpu_mapping import GpuProgram
 from core_compiler.pipeline import gpu_program
+from core_compiler.transform.gpu_mapping import GpuProgram
 
 _CACHE: weakref.WeakKeyDictionary[ScopAnalysis, GpuProgram | None] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()

@@ -31,9 +31,9 @@ from typing import Any
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis
 from core_compiler.frontend import ir
 from core_compiler.pipeline import ScopUnit
-from core_compiler.transform.schedule import tree_json
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
+from core_compiler.transform.schedule import tree_json
 from explorer.lookup import describe_carried
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from core_compiler.analysis import analyze_file
 from core_compiler.codegen.c import OMP_PRAGMA, COptions, generate_c
-from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.runtime.differential import check_c, check_opencl
+from core_compiler.transform.cpu_schedule import CpuOptions
 from tests.conftest import KERNELS, ROOT, suite
 from tests.test_differential_opencl import CASES
 

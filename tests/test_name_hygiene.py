@@ -14,9 +14,9 @@ import pytest
 
 from core_compiler.compile import compile_file
 from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
-from core_compiler.transform.names import PLAIN, free_prefix, names_avoiding
 from core_compiler.pipeline import gpu_program
 from core_compiler.runtime.cpu_variants import check_llvm_cpu
+from core_compiler.transform.names import PLAIN, free_prefix, names_avoiding
 from tests.helpers import analyze, nvcc_compiles, runs_everywhere
 
 # Every family is used: as sizes in the loop bounds (isl parameters), as values, as a local.

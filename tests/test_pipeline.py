@@ -8,7 +8,6 @@ import dataclasses
 import pytest
 
 from core_compiler.analysis import analyze_file
-from core_compiler.transform.gpu_mapping import MappingOptions
 from core_compiler.passes import PassRecord
 from core_compiler.pipeline import (
     PIPELINES,
@@ -20,6 +19,7 @@ from core_compiler.pipeline import (
     gpu_program,
     run_passes,
 )
+from core_compiler.transform.gpu_mapping import MappingOptions
 from tests.conftest import KERNELS
 
 MATMUL = """

@@ -13,6 +13,9 @@ import islpy as isl
 import pytest
 
 from core_compiler.analysis import analyze_file
+from core_compiler.remarks import RemarkKind
+from core_compiler.scop.affine import isl_name
+from core_compiler.scop.model import Scop
 from core_compiler.transform.profitability import (
     DEFAULT_THRESHOLD,
     ProfitabilityOptions,
@@ -22,9 +25,6 @@ from core_compiler.transform.profitability import (
     format_count,
     statement_ops,
 )
-from core_compiler.remarks import RemarkKind
-from core_compiler.scop.affine import isl_name
-from core_compiler.scop.model import Scop
 from tests.conftest import KERNELS, suite
 
 SET = isl.dim_type.set

@@ -32,10 +32,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn
 
-from core_compiler.transform.cpu_schedule import CpuOptions
-from core_compiler.transform.gpu_mapping import MappingOptions
 from core_compiler.pipeline import GpuOptions
 from core_compiler.runtime.differential import check_c, check_opencl
+from core_compiler.transform.cpu_schedule import CpuOptions
+from core_compiler.transform.gpu_mapping import MappingOptions
 
 ITERATORS = ("i", "j", "k", "l")
 ARRAYS = ("A", "B", "C")

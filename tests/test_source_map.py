@@ -19,9 +19,9 @@ from core_compiler.codegen.opencl import generate_opencl
 from core_compiler.llvm.cpu_lowering import lower_cpu, optimized_ast
 from core_compiler.llvm.nvptx import lower_gpu, ptxas_path, run_ptxas
 from core_compiler.pipeline import CPU_SCHEDULE, gpu_program
-from core_compiler.transform.schedule import compute_schedule
 from core_compiler.scop.model import Scop
 from core_compiler.source_map import SourceMap, join_mapped, statement_ranges, tag, untag
+from core_compiler.transform.schedule import compute_schedule
 from tests.conftest import KERNELS
 
 FILES = ("gemm.c", "jacobi_2d.c", "2mm.c")

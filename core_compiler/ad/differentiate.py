@@ -24,10 +24,10 @@ from core_compiler.ad.emit import PASS, Context, shadow_params
 from core_compiler.ad.forward import tangent_function
 from core_compiler.ad.reverse import TAPE_HELPER, Reverse, Tape
 from core_compiler.analysis import analyze_file
-from core_compiler.scop.dependences import compute_dependences
 from core_compiler.errors import NotDifferentiable
 from core_compiler.frontend import ParseOptions, ir, run_frontend
 from core_compiler.remarks import Remark, analysis, missed, passed
+from core_compiler.scop.dependences import compute_dependences
 from core_compiler.scop.model import build_model
 from core_compiler.scop.region import RegionInfo, check_region
 

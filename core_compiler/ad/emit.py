@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from core_compiler.ad.activity import Activity
 from core_compiler.ad.cprint import NO_RANGE, CPrinter, SourceText, plus_const
-from core_compiler.scop.dependences import Dependences
 from core_compiler.errors import NotDifferentiable
 from core_compiler.frontend import ir
 from core_compiler.remarks import Remark
+from core_compiler.scop.dependences import Dependences
 from core_compiler.scop.model import Access, Scop, Statement
 
 Leaf = ir.Var | ir.Subscript

@@ -58,14 +58,14 @@ from core_compiler.codegen.statements import (
     outer_declarations,
     own_local_arrays,
 )
-from core_compiler.transform.cpu_schedule import CpuOptions, ParallelMark, cpu_program, loop_of_mark
 from core_compiler.frontend import ir
-from core_compiler.transform.names import PLAIN, Names, free_prefix
-from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
 from core_compiler.source import SourceRange
 from core_compiler.source_map import SourceMap, statement_ranges, untag
+from core_compiler.transform.cpu_schedule import CpuOptions, ParallelMark, cpu_program, loop_of_mark
+from core_compiler.transform.names import PLAIN, Names, free_prefix
+from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
 
 _T: Any = isl.ast_node_type
 OMP_PRAGMA = "#pragma omp parallel for"

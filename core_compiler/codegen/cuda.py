@@ -27,9 +27,9 @@ from core_compiler.codegen.statements import (
     local_buffers,
     outer_declarations,
 )
+from core_compiler.source_map import SourceMap, join_mapped, statement_ranges, untag
 from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 from core_compiler.transform.schedule import original_schedule
-from core_compiler.source_map import SourceMap, join_mapped, statement_ranges, untag
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ import islpy as isl
 
 from core_compiler.codegen.ast_print import CPrinter, call_parts, expr_c
 from core_compiler.codegen.statements import OPENCL_MATH, StatementPrinter, affine_c
-from core_compiler.scop.dependences import reduction_op
-from core_compiler.transform.gpu_mapping import Kernel, Phase
-from core_compiler.transform.memory import Promotion
 from core_compiler.scop.affine import isl_name
+from core_compiler.scop.dependences import reduction_op
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo
 from core_compiler.source_map import tag
+from core_compiler.transform.gpu_mapping import Kernel, Phase
+from core_compiler.transform.memory import Promotion
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from core_compiler.codegen.ast_print import C_PREAMBLE
 from core_compiler.codegen.kernel_body import OPENCL, OPENCL_ATOMICS, KernelPrinter
 from core_compiler.codegen.statements import OPENCL_MATH, StatementPrinter
-from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 from core_compiler.source_map import SourceMap, statement_ranges, untag
+from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,14 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.ast_print import call_parts
-from core_compiler.transform.cpu_schedule import contains
 from core_compiler.errors import UnknownUserNode
-from core_compiler.transform.invariant import InvariantElement, LoopFacts
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.debug_info import DebugInfo
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.loop_metadata import mark_loop
 from core_compiler.llvm.statements import Scope, StatementLowering
+from core_compiler.transform.cpu_schedule import contains
+from core_compiler.transform.invariant import InvariantElement, LoopFacts
 
 _T: Any = isl.ast_node_type
 INTERLEAVE = 4  # partial results of a reduction kept in registers

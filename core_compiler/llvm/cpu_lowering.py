@@ -28,18 +28,24 @@ import islpy as isl
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
-from core_compiler.transform.cpu_schedule import PARALLEL_MARK, CpuOptions, ParallelMark, build_ast, cpu_program
-from core_compiler.scop.dependences import Dependences
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler, emit_loop, statement_table
 from core_compiler.llvm.debug_info import DebugInfo
 from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.math_calls import HOST_MATH, declare
 from core_compiler.llvm.statements import Redirect, Scope, StatementLowering, element_size
-from core_compiler.transform.schedule import original_schedule
 from core_compiler.scop.affine import isl_name
+from core_compiler.scop.dependences import Dependences
 from core_compiler.scop.model import Scop
 from core_compiler.source_map import SourceMap, StatementLocation, ir_source_map
+from core_compiler.transform.cpu_schedule import (
+    PARALLEL_MARK,
+    CpuOptions,
+    ParallelMark,
+    build_ast,
+    cpu_program,
+)
+from core_compiler.transform.schedule import original_schedule
 
 _T: Any = isl.ast_node_type
 _OP: Any = isl.ast_expr_op_type

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import islpy as isl
 import llvmlite.ir as ir
 
-from core_compiler.transform.gpu_mapping import Kernel
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler
 from core_compiler.llvm.isl_expr import lower_expr
 from core_compiler.llvm.math_calls import declare
 from core_compiler.llvm.statements import Redirect, Scope, linearize
+from core_compiler.transform.gpu_mapping import Kernel
 from core_compiler.transform.memory import Promotion
 
 SHARED = 3  # NVPTX address spaces: 1 global, 3 shared, 4 constant, 5 local

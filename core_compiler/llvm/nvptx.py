@@ -29,7 +29,6 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
 from core_compiler.codegen.opencl import KernelArgSpec, kernel_args
-from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler
 from core_compiler.llvm.debug_info import DebugInfo
@@ -45,6 +44,7 @@ from core_compiler.llvm.target import (
 )
 from core_compiler.scop.affine import isl_name
 from core_compiler.source_map import SourceMap, StatementLocation, ir_source_map, ptx_source_map
+from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 
 I32 = ir.IntType(32)
 PTR = ir.PointerType()

@@ -19,7 +19,6 @@ import islpy as isl
 import llvmlite.ir as ir
 
 from core_compiler.codegen.statements import ArrayLayout, array_layouts
-from core_compiler.scop.dependences import reduction_op
 from core_compiler.errors import UnsupportedExpression
 from core_compiler.frontend import ir as cir
 from core_compiler.llvm import c_types as ct
@@ -27,6 +26,7 @@ from core_compiler.llvm.c_types import CValue
 from core_compiler.llvm.isl_expr import lower_expr
 from core_compiler.llvm.math_calls import MathLibrary
 from core_compiler.scop.affine import Affine, Atom, isl_name, term_pw_aff
+from core_compiler.scop.dependences import reduction_op
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.scop.region import AccessInfo
 

@@ -19,7 +19,6 @@ import numpy as np
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
 from core_compiler.codegen.ast_print import evaluate
 from core_compiler.codegen.statements import array_layouts
-from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.errors import LayoutError
 from core_compiler.frontend import ParseOptions
 from core_compiler.llvm.cpu_lowering import lower_cpu, optimized_ast, original_ast
@@ -36,8 +35,9 @@ from core_compiler.runtime.footprint import fit_layout
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.reference import BuildOptions, run_reference
 from core_compiler.runtime.signature import Layout, compute_layout, macro_defines
-from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
 from core_compiler.scop.affine import isl_name
+from core_compiler.transform.cpu_schedule import CpuOptions
+from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
 
 
 @dataclass(frozen=True, eq=False)

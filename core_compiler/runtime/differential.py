@@ -22,7 +22,6 @@ import numpy as np
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
 from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
-from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.errors import NotCheckable
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.pipeline import GpuOptions, gpu_program
@@ -40,6 +39,7 @@ from core_compiler.runtime.reference import (
     timed_call,
 )
 from core_compiler.runtime.signature import Layout, layout_for_source
+from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.transform.schedule import ScheduleOptions
 
 

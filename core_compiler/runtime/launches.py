@@ -24,8 +24,8 @@ import numpy as np
 from core_compiler.codegen.ast_print import call_parts, evaluate, walk_host
 from core_compiler.codegen.opencl import DeviceProgram
 from core_compiler.errors import UsageError
-from core_compiler.transform.gpu_mapping import Kernel
 from core_compiler.scop.affine import isl_name
+from core_compiler.transform.gpu_mapping import Kernel
 
 _DTYPES = {"double": "float64", "float": "float32", "int": "int32", "long": "int64", "unsigned int": "uint32"}
 

@@ -39,8 +39,8 @@ from typing import Any
 import islpy as isl
 
 from core_compiler.scop.dependences import Dependences
-from core_compiler.transform.invariant import LoopFacts, invariant_elements
 from core_compiler.scop.model import Scop
+from core_compiler.transform.invariant import LoopFacts, invariant_elements
 
 _T: Any = isl.ast_node_type  # its members `for_`, `if_` are unknown to the stubs
 PARALLEL_MARK = "parallel"

@@ -18,11 +18,17 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from core_compiler.scop.dependences import Dependences
-from core_compiler.transform.memory import GlobalAccess, KernelShape, MemoryOptions, Promotion, promote
-from core_compiler.transform.names import Names, identifiers, names_avoiding
 from core_compiler.scop.affine import isl_name
+from core_compiler.scop.dependences import Dependences
 from core_compiler.scop.model import Scop
+from core_compiler.transform.memory import (
+    GlobalAccess,
+    KernelShape,
+    MemoryOptions,
+    Promotion,
+    promote,
+)
+from core_compiler.transform.names import Names, identifiers, names_avoiding
 from core_compiler.transform.sizes import Sizes, sizes_for
 
 DEFAULT_BLOCKS = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}  # CUDA order: x (innermost), y, z

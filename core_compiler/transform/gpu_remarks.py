@@ -3,8 +3,8 @@ one thread; one per reduction made atomic) and as the `gpu-mapping` pass's text.
 
 from __future__ import annotations
 
-from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 from core_compiler.remarks import Remark, missed, passed
+from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 
 
 def memory_summary(k: Kernel) -> str:

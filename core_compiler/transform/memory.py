@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from core_compiler.transform.names import PLAIN, Names
 from core_compiler.scop.model import Scop
+from core_compiler.transform.names import PLAIN, Names
 
 DEFAULT_MAX_SHARED_BYTES = 48 * 1024  # what every CUDA GPU since Kepler gives a block by default
 ELEM_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2, "unsigned": 4}

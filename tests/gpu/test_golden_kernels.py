@@ -71,8 +71,8 @@ def test_more_tiles_than_blocks_map_modulo_the_grid(name: str) -> None:
     """PPCG's `grid` sizes: with 2 blocks per dimension each block takes every other tile."""
     import json
 
-    from core_compiler.transform.gpu_mapping import MappingOptions
     from core_compiler.runtime.differential import check_opencl
+    from core_compiler.transform.gpu_mapping import MappingOptions
     from core_compiler.transform.sizes import parse_sizes
 
     entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")

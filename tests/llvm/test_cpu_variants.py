@@ -26,16 +26,6 @@ import islpy as isl
 import numpy as np
 import pytest
 
-from core_compiler.transform import cpu_schedule as cpu
-from core_compiler.transform.cpu_schedule import (
-    INDEPENDENT,
-    CpuOptions,
-    ParallelMark,
-    _point_order,
-    _score,
-    build_ast,
-    cpu_program,
-)
 from core_compiler.llvm.cpu_lowering import lower_cpu, original_ast
 from core_compiler.llvm.jit import jit_compile, set_threads
 from core_compiler.runtime import cpu_variants as cpu_llvm
@@ -54,6 +44,16 @@ from core_compiler.runtime.cpu_variants import (
 )
 from core_compiler.runtime.differential import check_c
 from core_compiler.runtime.reference import run_reference
+from core_compiler.transform import cpu_schedule as cpu
+from core_compiler.transform.cpu_schedule import (
+    INDEPENDENT,
+    CpuOptions,
+    ParallelMark,
+    _point_order,
+    _score,
+    build_ast,
+    cpu_program,
+)
 from core_compiler.transform.schedule import compute_schedule
 from tests.conftest import KERNELS
 

@@ -18,9 +18,9 @@ from typing import Any
 import islpy as isl
 import pytest
 
-from core_compiler.transform.invariant import InvariantElement, LoopFacts
 from core_compiler.llvm.cpu_lowering import lower_cpu, original_ast
 from core_compiler.runtime.cpu_variants import check_llvm_cpu, prepare
+from core_compiler.transform.invariant import InvariantElement, LoopFacts
 from tests.conftest import KERNELS
 
 _T: Any = isl.ast_node_type

@@ -9,6 +9,7 @@ and exits 2.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -63,7 +64,6 @@ def analyze(path: str, text: str, parse: ParseOptions, function: str | None = No
     return fa
 
 
-def gpu_report(fa: FileAnalysis) -> str:
 def analyze_progressively(path: str, text: str, parse: ParseOptions) -> Iterator[str]:
     """The text report of `analyze` a piece at a time: the file's remarks, then each function's
     lines as soon as it is analysed (a file of thousands of functions shows its first ones within
@@ -78,6 +78,7 @@ def analyze_progressively(path: str, text: str, parse: ParseOptions) -> Iterator
         yield "\n"
 
 
+def gpu_report(fa: FileAnalysis) -> str:
     """Per SCoP: the schedule tree and how its kernels are mapped (``hexplore analyze --gpu``)."""
     out = []
     for f in fa.functions:
@@ -151,6 +152,8 @@ def plan_run(path: str, text: str, parse: ParseOptions, function: str, params: S
     except ValueError as e:
         raise CommandError(str(e)) from e
     fn = fa.functions[0]
+    if why := param_problem(fn.function, given):
+        raise CommandError(f"--param {why}")
     sizes = default_params(fn, given)
     known = ", ".join(sizes) or "none"
     warnings = tuple(
@@ -167,9 +170,43 @@ def _param(text: str) -> tuple[str, int]:
     return name, int(value)
 
 
-def run(plan: RunPlan, device: str, timeout_s: float, repeat: int) -> RunReport:
-    """The original and hexplore's code on `device`, `repeat` times in one worker process."""
-    return run_function(plan.path, plan.function, device, plan.sizes, timeout_s, max(repeat, 1), plan.parse)
+def run(plan: RunPlan, device: str, timeout_s: float, repeat: int, memory_limit_bytes: int | None = None) -> RunReport:
+    """The original and hexplore's code on `device`, `repeat` times in one worker process, its
+    memory capped at `memory_limit_bytes` (None: `run.default_memory_limit`, 0: no cap)."""
+    return run_function(plan.path, plan.function, device, plan.sizes, timeout_s, max(repeat, 1), plan.parse,
+                        memory_limit_bytes=memory_limit_bytes)  # fmt: skip
+
+
+def run_timeout(text: str) -> float:
+    """``--timeout S``: a positive, finite number of seconds (`run.MAX_TIMEOUT_S` at most)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise CommandError(f"--timeout expects a number of seconds, got '{text}'") from None
+    if why := timeout_problem(value):
+        raise CommandError(f"--timeout: {why}")
+    return value
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def memory_size(text: str) -> int:
+    """``--memory-limit``: bytes, or a number with K, M, G or T (binary units: ``8G``); 0 is no limit."""
+    number, unit = text.strip().upper().removesuffix("B").removesuffix("I"), ""
+    if number and number[-1] in _UNITS:
+        number, unit = number[:-1], number[-1]
+    try:
+        value = float(number)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or value * _UNITS[unit] >= 1 << 63:
+        raise CommandError(f"--memory-limit expects a size such as 8G, 512M or 0 (no limit), got '{text}'")
+    size = int(value * _UNITS[unit])
+    if 0 < size < MIN_MEMORY_LIMIT:
+        floor = MIN_MEMORY_LIMIT >> 30
+        raise CommandError(f"--memory-limit must be 0 (no limit) or at least {floor}G: the compilers a run starts reserve that much")
+    return size
 
 
 def run_text(r: RunReport) -> str:

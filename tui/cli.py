@@ -65,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--repeat", type=int, default=1, metavar="N", help="runs in one process, the fastest times reported; on a device, arrays the kernels only read stay there after the first run")
     run.add_argument("--check", action=argparse.BooleanOptionalAction, default=True, help="exit 1 when the results differ")
     run.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    run.add_argument("--timeout", type=float, default=120.0, metavar="S", help="time limit of one run (default %(default)s s)")
+    run.add_argument("--timeout", default="120", metavar="S", help="time limit of one run (default %(default)s s)")
+    run.add_argument("--memory-limit", default=None, metavar="SIZE", help="memory the run may use, e.g. 8G or 512M; 0: no limit (default: half the machine's memory, at least 4G; none on cuda)")
     return parser
 
 
@@ -91,12 +92,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     text = _read(args.file)
     if text is None:
         return 2
-    try:
     if args.format == "text" and not args.gpu and not args.function:
         for piece in commands.analyze_progressively(args.file, text, _parse_options(args)):
             sys.stdout.write(piece)
             sys.stdout.flush()
         return 0
+    try:
         fa = commands.analyze(args.file, text, _parse_options(args), args.function)
     except CommandError as e:
         return _error(e)
@@ -201,12 +202,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if text is None:
         return 2
     try:
+        timeout_s = commands.run_timeout(args.timeout)
+        memory = None if args.memory_limit is None else commands.memory_size(args.memory_limit)
         plan = commands.plan_run(args.file, text, _parse_options(args), args.function, args.param)
     except CommandError as e:
         return _error(e)
     for warning in plan.warnings:
         print(f"hexplore: warning: {warning}", file=sys.stderr)
-    report = commands.run(plan, args.device, args.timeout, args.repeat)
+    report = commands.run(plan, args.device, timeout_s, args.repeat, memory)
     print(json.dumps(report.to_json()) if args.json else commands.run_text(report))
     if report.message and not report.match and report.optimized_s == 0.0:
         return 2 if args.device == "cuda" else 1

@@ -15,11 +15,20 @@ inherited; repeated runs share the worker and, on a device, its buffers::
 
 ``text`` runs a document's unsaved text (written to a scratch directory in the worker, its own
 directory searched first for headers); ``cancel`` is polled while the worker runs.
+
+Limits: ``timeout_s`` per run (a positive, finite number of seconds, at most `MAX_TIMEOUT_S`) and
+``memory_limit_bytes`` for the worker's address space (`default_memory_limit`: half the
+machine's memory, at least 4 GiB; not on ``cuda``, whose driver reserves address space far past
+any such cap); a run that needs more says so in words. `param_problem` says why a size does not
+fit its C type (``--param n=1e20`` for an ``int n``) before anything runs.
 """
 
 from __future__ import annotations
 
+import ctypes
+import math
 import os
+import resource
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -28,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core_compiler.errors import NotCheckable, UsageError
-from core_compiler.frontend import ParseOptions
+from core_compiler.frontend import ParseOptions, ir
 from core_compiler.runtime.compare import Comparison
 from core_compiler.runtime.footprint import default_sizes
 from core_compiler.runtime.worker import WorkerError, run_in_worker
@@ -41,6 +50,8 @@ DEVICES = ("cpu", "opencl", "cuda")
 DEFAULT_DEVICE = "cpu"
 DEFAULT_SIZE = 64  # every size parameter not given, halved by `default_params` until the loops fit
 DEFAULT_TIMEOUT_S = 120.0  # per run
+MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: longer is a mistake (and past what the OS waits for)
+MIN_MEMORY_LIMIT = 4 << 30  # the worker's interpreter, LLVM and PoCL reserve ~1 GiB of address space
 NOT_CHECKABLE = "not checkable: "  # how the message of a run that could not be checked begins
 STATUSES = ("ok", "mismatch", "not-checkable", "error", "timeout", "crashed", "cancelled")
 _WORKER_STATUS = {"timeout": "timeout", "signal": "crashed", "exit": "crashed", "cancelled": "cancelled"}
@@ -89,6 +100,45 @@ def default_params(fa: FunctionAnalysis, given: Mapping[str, int] | None = None)
     return default_sizes(fa.function, fa.scops, given or {}, DEFAULT_SIZE)
 
 
+def default_memory_limit() -> int:
+    """The address space a run may use by default: half the machine's memory, at least 4 GiB."""
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):  # not reported: only the floor
+        physical = 0
+    return max(physical // 2, MIN_MEMORY_LIMIT)
+
+
+def timeout_problem(timeout_s: float) -> str:
+    """Why `timeout_s` is no time limit for a run, or "" when it is one."""
+    if not (isinstance(timeout_s, int | float) and math.isfinite(timeout_s) and 0 < timeout_s <= MAX_TIMEOUT_S):
+        return f"the time limit must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}, not {timeout_s!r}"
+    return ""
+
+
+# C's integer types by canonical spelling: (bits, signed); `long` as this machine has it
+_LONG_BITS = 8 * ctypes.sizeof(ctypes.c_long)
+_INTEGER_TYPES = {
+    "char": (8, True), "signed char": (8, True), "unsigned char": (8, False), "_Bool": (1, False),
+    "short": (16, True), "unsigned short": (16, False), "int": (32, True), "unsigned int": (32, False),
+    "long": (_LONG_BITS, True), "unsigned long": (_LONG_BITS, False),
+    "long long": (64, True), "unsigned long long": (64, False),
+}  # fmt: skip
+
+
+def param_problem(fn: ir.Function, given: Mapping[str, int]) -> str:
+    """Why a given size does not fit the C type of the parameter (or global) it sets, or ""."""
+    for name, value in given.items():
+        p = fn.param(name)
+        if p is None or not isinstance(p.type, ir.Scalar) or not p.type.is_integer:
+            continue
+        bits, signed = _INTEGER_TYPES.get(p.type.name, (64, True))
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        if not lo <= value <= hi:
+            return f"{name}={value} does not fit `{name}`, an `{p.type.name}` ({lo} to {hi})"
+    return ""
+
+
 def cuda_unavailable() -> str:
     """Why `--device cuda` cannot run here, or "" when it can (pycuda imports and the CUDA
     driver sees a GPU)."""
@@ -118,19 +168,28 @@ def run_function(
     *,
     text: str | None = None,
     cancel: Callable[[], bool] | None = None,
+    memory_limit_bytes: int | None = None,
 ) -> RunReport:
     """`repeat` runs in one worker process (the time limit is per run); every failure comes back
     as a report with a status and a message, nothing raises. On opencl and cuda the runs share
     one device runtime, so the arrays the kernels only read stay on the device after the first
-    run. `params` should give every size (`default_params`)."""
+    run. `params` should give every size (`default_params`). The worker's address space is
+    capped at `memory_limit_bytes` (default `default_memory_limit`; 0: no cap; never on cuda)."""
     params = dict(params or {})
     if device not in DEVICES:
         return _failed(function, device, params, f"unknown device {device!r}: use one of {', '.join(DEVICES)}")
+    if why := timeout_problem(timeout_s):
+        return _failed(function, device, params, why)
+    memory = default_memory_limit() if memory_limit_bytes is None else max(memory_limit_bytes, 0)
+    if memory:
+        memory = max(memory, MIN_MEMORY_LIMIT)  # below it the compilers in the worker fail to start
+    if device == "cuda":
+        memory = 0  # the CUDA driver reserves address space for unified memory: a cap breaks its start
     if device == "cuda" and (why := cuda_unavailable()):
         return _failed(function, device, params, why)
     repeat = max(repeat, 1)
     args = (path, function, device, params, repeat, parse, text)
-    outcome = run_in_worker(_measure, args, timeout_s=timeout_s * repeat, cancel=cancel)
+    outcome = run_in_worker(_measure, args, timeout_s=timeout_s * repeat, cancel=cancel, memory_limit_bytes=memory)
     if outcome.error is not None:
         return replace(_failed(function, device, params, outcome.error.message, _status(outcome.error)),
                        elapsed_s=outcome.elapsed_s)  # fmt: skip
@@ -171,7 +230,17 @@ def _failure(e: Exception) -> str:
         return f"{NOT_CHECKABLE}{e}"
     if isinstance(e, UsageError | OSError):  # OSError: a file the run could not read
         return str(e)
+    if isinstance(e, MemoryError):
+        return _out_of_memory(e)
     return f"hexplore failed ({type(e).__name__}): {e}"
+
+
+def _out_of_memory(e: MemoryError) -> str:
+    """The words for a run past its memory limit (the worker's ``RLIMIT_AS``)."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    cap = f"its memory limit of {limit / (1 << 30):.1f} GiB" if limit != resource.RLIM_INFINITY else "the memory there is"
+    detail = f" ({e})" if str(e) else ""
+    return f"the run needs more memory than {cap}{detail}: give smaller sizes, or a higher memory limit"
 
 
 def _measure_device(path: str, function: str, device: str, params: dict[str, int], repeat: int,

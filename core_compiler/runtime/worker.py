@@ -7,7 +7,8 @@ pickled result back over a pipe of its own. It returns a `WorkerResult`: the val
 `WorkerError` saying what happened —
 
 - ``timeout``:   "timed out after 2 s" (the process is killed; the limit counts its start-up);
-- ``signal``:    "crashed with signal SIGSEGV (Segmentation fault)";
+- ``signal``:    "crashed with signal SIGSEGV: it read or wrote memory outside what it owns"
+  (`SIGNAL_WORDS`: what the signal means for compiled C; others by their system name);
 - ``exit``:      "exited with status 3 before returning" (``exit()`` in C code, ``os._exit``);
 - ``exception``: "raised BuildError: ..." with the worker's traceback;
 - ``cancelled``: "cancelled" (``cancel()``, polled while the worker runs, returned True; killed).
@@ -56,6 +57,7 @@ DEFAULT_TIMEOUT_S = 60.0
 OUTPUT_TAIL = 4000  # characters of the worker's output kept
 _REAP_S = 5.0  # how long a worker that has answered may take to exit
 _POLL_S = 0.05  # how often `cancel` is asked
+_WAIT_SLICE_S = 3600.0  # the longest single wait (a wait is milliseconds in a C int)
 # argv: the pipe, the memory limit, then the caller's sys.path (set before anything is imported).
 _CHILD = (
     "import sys; sys.path[:] = sys.argv[3:]; "
@@ -152,7 +154,7 @@ def _wait(
     receiver: Connection, proc: subprocess.Popen[bytes], timeout_s: float, cancel: Cancel | None
 ) -> WorkerError | tuple[Any]:
     deadline = time.perf_counter() + timeout_s
-    while not receiver.poll(max(0.0, min(_POLL_S if cancel else timeout_s, deadline - time.perf_counter()))):
+    while not receiver.poll(max(0.0, min(_POLL_S if cancel else _WAIT_SLICE_S, deadline - time.perf_counter()))):
         if time.perf_counter() >= deadline:
             return WorkerError("timeout", f"timed out after {timeout_s:g} s")
         if cancel is not None and cancel():
@@ -174,10 +176,25 @@ def _returncode(proc: subprocess.Popen[bytes]) -> int | None:
         return None
 
 
+# What a signal that ends a worker means for the compiled C code it ran, in words.
+SIGNAL_WORDS = {
+    "SIGFPE": "the code divided an integer by zero (or the most negative integer by -1)",
+    "SIGILL": "the code reached a trap (an illegal instruction), which C compilers put where the "
+    "behaviour is undefined, most often an integer division by a value they know is zero",
+    "SIGSEGV": "it read or wrote memory outside what it owns (or ran out of stack)",
+    "SIGBUS": "it accessed memory at an address the machine cannot reach (a misaligned or unmapped "
+    "file address)",
+    "SIGABRT": "it aborted (abort(), a failed assert, or a memory allocation that failed under the run's "
+    "memory limit)",
+    "SIGKILL": "it was killed (by the system, which does so when memory runs out, or by a user)",
+}
+
+
 def _death(returncode: int | None) -> WorkerError:
     if returncode is not None and returncode < 0:
         sig = signal.Signals(-returncode)
-        return WorkerError("signal", f"crashed with signal {sig.name} ({signal.strsignal(sig)})")
+        words = SIGNAL_WORDS.get(sig.name) or signal.strsignal(sig) or sig.name
+        return WorkerError("signal", f"crashed with signal {sig.name}: {words}")
     return WorkerError("exit", f"exited with status {returncode} before returning")
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pytest
 
 from core_compiler.runtime.cpu_variants import TILED, VARIANTS
+from core_compiler.runtime.run import _failure as failure_message
 from core_compiler.runtime.run import cuda_unavailable
+from core_compiler.runtime.worker import WorkerError, WorkerResult, run_in_worker
 from tests.conftest import KERNELS
 from tui.cli import main
 
@@ -22,6 +25,10 @@ MM = """void mm(int n, double A[n][n], double B[n][n], double C[n][n]) {
 void divide(int n, int m, int B[n]) {
   for (int i = 0; i < n; i++)
     B[i] = i / (n - m);
+}
+void trap(int n, int B[n]) {
+  for (int i = 0; i < n; i++)
+    B[i] = i / (n - n);
 }
 """
 KEYS = {"function", "device", "params", "reference_s", "optimized_s", "speedup", "match", "max_abs_error", "bytes_transferred"}
@@ -76,6 +83,15 @@ def test_a_crashing_run_is_reported_not_inherited(path: str, capsys: pytest.Capt
     code = main(["run", path, "--function", "divide", "--param", "n=10", "--param", "m=10"])  # i / 0
     out = capsys.readouterr().out.strip()
     assert code == 1 and len(out.splitlines()) == 1 and "crashed with signal SIGFPE" in out, out
+    assert "divided an integer by zero" in out and "Floating point" not in out, out  # words (issue 31)
+
+
+def test_a_division_the_compiler_knows_is_by_zero_is_said_in_words(path: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """gcc puts a trap (`ud2`) where it sees `i / (n - n)`: SIGILL, once said only as "Illegal
+    instruction"."""
+    code = main(["run", path, "--function", "trap", "--param", "n=10"])
+    out = capsys.readouterr().out.strip()
+    assert code == 1 and "SIGILL" in out and "integer division by a value they know is zero" in out, out
 
 
 def test_an_endless_run_is_stopped_at_the_time_limit(path: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,3 +142,60 @@ def test_default_sizes_shrink_to_fit_fixed_size_arrays(capsys: pytest.CaptureFix
     assert main(["run", LU, "--function", "kernel_lu", "-D", "N=20", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["params"] == {"n": 16} and report["match"] is True
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "-1", "0", "1e300", "soon"])
+def test_a_timeout_that_is_no_time_limit_is_a_clear_error(path: str, timeout: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--timeout nan`` ran without a limit, ``inf`` and ``1e300`` ended in an OverflowError's
+    traceback, ``-1`` was "timed out after -1 s" (issue 31)."""
+    assert main(["run", path, "--function", "mm", "--param", "n=4", f"--timeout={timeout}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hexplore: error: --timeout") and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999", "2147483648", "-2147483649"])
+def test_a_size_past_its_c_type_is_a_clear_error(path: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A size past `int` ended in islpy's TypeError traceback (issue 31)."""
+    assert main(["run", path, "--function", "mm", "--param", f"n={value}"]) == 2
+    err = capsys.readouterr().err
+    assert f"--param n={value} does not fit `n`, an `int` (-2147483648 to 2147483647)" in err, err
+
+
+def test_runs_have_a_memory_limit_by_default(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing capped a run's memory (issue 31): half the machine's, at least 4 GiB, or the
+    limit asked for; none on cuda, whose driver reserves address space past any cap."""
+    import core_compiler.runtime.run as run
+
+    seen: list[int | None] = []
+
+    def worker(*args: object, memory_limit_bytes: int | None = None, **kwargs: object) -> WorkerResult[object]:
+        seen.append(memory_limit_bytes)
+        return WorkerResult(None, WorkerError("exit", "stopped here"), 0.0)
+
+    monkeypatch.setattr(run, "run_in_worker", worker)
+    run.run_function(path, "mm", "cpu", {"n": 4})
+    run.run_function(path, "mm", "cpu", {"n": 4}, memory_limit_bytes=8 << 30)
+    run.run_function(path, "mm", "cpu", {"n": 4}, memory_limit_bytes=0)
+    assert seen == [run.default_memory_limit(), 8 << 30, 0]
+    assert run.default_memory_limit() >= run.MIN_MEMORY_LIMIT
+
+
+@pytest.mark.parametrize(("text", "message"), [("2G", "at least 4G"), ("lots", "expects a size such as 8G")])
+def test_a_memory_limit_out_of_reach_is_a_clear_error(path: str, text: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", path, "--function", "mm", "--param", "n=4", "--memory-limit", text]) == 2
+    assert message in capsys.readouterr().err
+
+
+def _allocate_past_the_limit() -> str:
+    try:
+        np.ones(8 << 30, dtype=np.uint8)  # 8 GiB under a 5 GiB limit
+    except MemoryError as e:
+        return failure_message(e)
+    return "allocated"
+
+
+def test_a_run_past_its_memory_limit_says_so() -> None:
+    outcome = run_in_worker(_allocate_past_the_limit, memory_limit_bytes=5 << 30, timeout_s=60)
+    assert outcome.value is not None and outcome.value.startswith(
+        "the run needs more memory than its memory limit of 5.0 GiB"
+    ), outcome

@@ -16,8 +16,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files")
 
 
+# The slow tier, by path: modules that run generated code against the reference (C compilers, PoCL,
+# LLVM JIT, libgomp), start the language server or the terminal UI, or search random programs.
+# `make test-fast` leaves them out (`-m "not slow"`), `make test` runs everything. A module whose
+# tests take more than about a second of CPU each belongs here (measure with `--durations=20`);
+# a single slow test elsewhere gets `@pytest.mark.slow`.
+SLOW_PATHS = (
+    "tests/test_differential_c.py",
+    "tests/test_differential_opencl.py",
+    "tests/test_polybench.py",
+    "tests/test_property_random_nests.py",
+    "tests/test_cuda_codegen.py",
+    "tests/test_affine_terms.py",
+    "tests/test_guarded_reads.py",
+    "tests/test_name_hygiene.py",
+    "tests/test_min_max.py",
+    "tests/test_local_arrays.py",
+    "tests/test_data_dependent_ifs.py",
+    "tests/test_globals.py",
+    "tests/ad/test_gradient_checks.py",
+    "tests/llvm/test_cpu_differential.py",
+    "tests/llvm/test_cpu_variants.py",
+    "tests/llvm/test_openmp.py",
+    "tests/gpu/test_golden_kernels.py",
+    "tests/explorer/test_robustness.py",
+    "tests/explorer/test_one_run.py",
+    "tests/runtime/",
+    "tests/lsp/",
+    "tests/tui/",
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `gpu` are skipped, with the reason, where pycuda or an NVIDIA GPU is missing."""
+    """Tests under SLOW_PATHS are marked `slow`. Tests marked `gpu` are skipped, with the reason,
+    where pycuda or an NVIDIA GPU is missing."""
+    for item in items:
+        if item.path.relative_to(ROOT).as_posix().startswith(SLOW_PATHS):
+            item.add_marker(pytest.mark.slow)
     gpu = [item for item in items if item.get_closest_marker("gpu")]
     if not gpu:
         return

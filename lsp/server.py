@@ -1,12 +1,33 @@
 """``hexplore-lsp``: the language server (pygls 2) over stdio, or TCP with ``--tcp HOST:PORT``
 (loopback only, a session token, one server per connection: `lsp/tcp.py`).
 
-Each open document lives in an explorer `Workspace`. Every didOpen/didChange schedules an analysis
-of that version on one worker thread; a newer version makes the queued or running analysis of an
-older one stop (`Cancelled`), and diagnostics are published only for the version that is still
-current, with the document version attached. Requests (hover, inlay hints, code lenses, the
-``hexplore/*`` requests) wait for the analysis of the current version, then compute their answer
-on the same worker thread, so isl and libclang are only ever used from one thread.
+Each open document lives in an explorer `Workspace`. A didOpen/didChange marks the document dirty
+and starts its analysis loop if none runs: one analysis per document at a time, on a bounded pool
+of `ANALYSIS_THREADS` shared by all documents (so a huge document holds one thread, never the
+others'). A newer text (or new settings) makes the running analysis stop at the next function
+(`Cancelled`: the functions it finished stay in the cache) and the loop analyses the newest
+text; diagnostics are published only for the text that is still current, with its version.
+Staleness is decided by the workspace's revisions, not by client versions (a version going
+backwards is analysed once, as the newest text).
+
+Requests never wait for an analysis that a storm of edits keeps cancelling: hover, inlay hints,
+code lenses and the ``hexplore/*`` requests answer from the document's newest finished analysis,
+mapping positions through the edits made since (`lsp/staleness.py`); where a position falls in
+text edited since, the answer is ContentModified (-32801). Only a document that has no finished
+analysis yet is waited for.
+
+Threads and isl/libclang: islpy holds the GIL for the whole of every isl call (measured: a 0.7 s
+`compute_schedule` let another thread run 4 times), so isl calls from several threads never
+overlap, and each loop nest has an isl context of its own (`BuildModel`): the analyses of the
+pool create fresh contexts and never touch published ones. What reads or extends a published
+analysis' isl objects (hovers, GPU placement, the back-end passes: they set options on a nest's
+context) runs on one request thread per server. libclang runs in the front end's worker process
+(`core_compiler/frontend/worker.py`), which takes one request at a time. The pool gives fairness
+(threads interleave at Python bytecode), not speed-up: the GIL keeps one core busy.
+
+Malformed input (non-JSON bodies, batches, broken ``Content-Length`` headers) is answered and
+skipped by `lsp/framing.py`, the reader used for stdio and TCP; internal errors are answered with
+a generic InternalError and logged.
 
 *Architecture invariant:* this package is the only one that imports pygls or lsprotocol.
 """
@@ -27,7 +48,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcContentModified,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
@@ -42,12 +68,73 @@ from explorer.errors import Cancelled, UnknownDocument
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import SETTING_KEYS, Settings
 from explorer.workspace import Document, DocumentAnalysis, Workspace
-from lsp import code_lens, custom_requests, diagnostics, hover, inlay_hints, tcp
+from lsp import code_lens, custom_requests, diagnostics, framing, hover, inlay_hints, tcp
 from lsp.positions import LineIndex
+from lsp.staleness import EditLog
 
 __version__ = "0.1.0"
 log = logging.getLogger("hexplore-lsp")
 T = TypeVar("T")
+ANALYSIS_THREADS = 4  # documents analysed at once (per process: TCP connections share them)
+INTERNAL_ERROR_MESSAGE = "hexplore-lsp: internal error; the server's log has the details"
+
+
+def analysis_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=ANALYSIS_THREADS, thread_name_prefix="hexplore-analysis")
+
+
+class Snapshot:
+    """The newest finished analysis of a document and the way from its text to the current one."""
+
+    def __init__(self, analysis: DocumentAnalysis, current: Document, edits: EditLog) -> None:
+        self.analysis = analysis
+        self.current = current
+        self.stale = analysis.document.revision != current.revision
+        self._mapping = edits.between(analysis.document.revision, current.revision)
+
+    def position(self, pos: types.Position) -> types.Position:
+        """A position of the current text in the analysed one; ContentModified where it has none."""
+        old = self._mapping.to_old(pos)
+        if old is None:
+            raise _modified(self.current, "the position is in text edited since")
+        return old
+
+    def range(self, rng: types.Range) -> types.Range | None:
+        """A range of the analysed text in the current one (None where it has none)."""
+        return self._mapping.range_to_new(rng)
+
+    def json_ranges(self, value: Any) -> Any:
+        """`value` (JSON) with every ``range``/``selectionRange`` moved to the current text;
+        ContentModified where one has no counterpart."""
+        if not self.stale:
+            return value
+        if isinstance(value, list):
+            return [self.json_ranges(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        out = {}
+        for k, v in value.items():
+            if k in ("range", "selectionRange") and isinstance(v, dict):
+                rng = self.range(_json_to_range(v))
+                if rng is None:
+                    raise _modified(self.current, f"the {k} of an answer is in text edited since")
+                v = _range_to_json(rng)
+            out[k] = self.json_ranges(v)
+        return out
+
+
+def _modified(doc: Document, why: str) -> JsonRpcContentModified:
+    return JsonRpcContentModified(f"hexplore: {doc.uri} changed since its last analysis ({why}); ask again")
+
+
+def _json_to_range(v: dict[str, Any]) -> types.Range:
+    s, e = v["start"], v["end"]
+    return types.Range(types.Position(s["line"], s["character"]), types.Position(e["line"], e["character"]))
+
+
+def _range_to_json(r: types.Range) -> dict[str, Any]:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}  # fmt: skip
 
 
 class HexploreServer(LanguageServer):
@@ -60,10 +147,17 @@ class HexploreServer(LanguageServer):
             converter_factory=_converter,
         )
         self.explorer = workspace or Workspace()
-        # The analysis thread; over TCP the connections' servers share one (`lsp/tcp.py`).
+        # The analysis pool; over TCP the connections' servers share one (`lsp/tcp.py`).
         self._owns_executor = executor is None
-        self.executor = executor or ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-analysis")
-        self.tasks: dict[str, asyncio.Future[DocumentAnalysis | None]] = {}
+        self.executor = executor or analysis_pool()
+        # What reads published analyses' isl objects: one thread (module docstring).
+        self.requests = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-requests")
+        self.tasks: dict[str, asyncio.Future[None]] = {}
+        self.dirty: set[str] = set()  # documents whose newest text (or settings) is not analysed
+        self.failed: dict[str, int] = {}  # uri -> the revision whose analysis raised
+        self.edits: dict[str, EditLog] = {}
+        self.analyses = 0  # analyses started (the tests count them)
+        self._background: set[asyncio.Future[None]] = set()
         self._register()
 
     # ------------------------------------------------------------------------- plumbing
@@ -89,7 +183,32 @@ class HexploreServer(LanguageServer):
         f(custom_requests.RUN)(self.on_run)
 
     async def _in_worker(self, fn: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, fn)
+        """`fn` on the request thread (module docstring)."""
+        return await asyncio.get_running_loop().run_in_executor(self.requests, fn)
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """stdio with `lsp/framing.py`'s reader instead of pygls' (which goes deaf on a bad header)."""
+        import sys
+
+        self._stop_event = stop = threading.Event()
+        self.protocol.set_writer(_Writer(stdout or sys.stdout.buffer))
+
+        async def main() -> None:
+            chunks = framing.stdin_chunks(None if stdin is None else stdin.fileno())
+            await framing.serve(stop, chunks, self.protocol)
+
+        try:
+            asyncio.run(main())
+        except BrokenPipeError:
+            log.error("the client went away")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Logged, never shown with Python details: pygls would send them as a showMessage."""
+        log.error("%s: %s", getattr(source, "__name__", source), error)
 
     def _index(self, text: str) -> LineIndex:
         enc = self.workspace.position_encoding or "utf-16"
@@ -105,26 +224,46 @@ class HexploreServer(LanguageServer):
     def _supports(self, path: str) -> bool:
         return bool(self._capability(path))
 
-    def _schedule(self, uri: str, version: int, title: str | None = None) -> None:
-        self.tasks[uri] = asyncio.ensure_future(self._analyze(uri, version, title))
+    def _schedule(self, uri: str, title: str | None = None) -> None:
+        """Analyse the document's newest text: a running analysis of it stops at its next
+        function (`dirty` is its cancel flag) and the document's loop goes on with the newest."""
+        self.dirty.add(uri)
+        task = self.tasks.get(uri)
+        if task is None or task.done():
+            task = self.tasks[uri] = asyncio.ensure_future(self._analysis_loop(uri))
+            if title is not None:
+                progress = asyncio.ensure_future(self._progress_until(title, task))
+                self._background.add(progress)
+                progress.add_done_callback(self._background.discard)
 
-    async def _analyze(self, uri: str, version: int, title: str | None) -> DocumentAnalysis | None:
-        job = asyncio.ensure_future(self._in_worker(lambda: self.explorer.analyze(uri, version)))
-        try:
-            if title is None:
-                result = await job
-            else:
-                async with self._progress(title, None):
-                    result = await job
-        except (Cancelled, UnknownDocument):
-            return None
-        except Exception:
-            log.exception("analysis of %s failed", uri)
-            return None
-        with contextlib.suppress(UnknownDocument):
-            if self.explorer.document(uri).version == result.version:
-                self._publish(result)
-        return result
+    async def _progress_until(self, title: str, task: asyncio.Future[None]) -> None:
+        async with self._progress(title, None):
+            await asyncio.wait({task})
+
+    async def _analysis_loop(self, uri: str) -> None:
+        loop = asyncio.get_running_loop()
+        while uri in self.dirty:
+            self.dirty.discard(uri)
+            self.analyses += 1
+            try:
+                result = await loop.run_in_executor(
+                    self.executor, lambda: self.explorer.analyze(uri, cancel=lambda: uri in self.dirty)
+                )
+            except Cancelled:
+                continue  # a newer text or new settings: `dirty` is set again (or it closed)
+            except UnknownDocument:
+                return
+            except Exception:
+                log.exception("analysis of %s failed", uri)
+                with contextlib.suppress(UnknownDocument):
+                    self.failed[uri] = self.explorer.document(uri).revision
+                continue
+            with contextlib.suppress(UnknownDocument):
+                if self.explorer.document(uri).revision == result.document.revision:
+                    self.failed.pop(uri, None)
+                    self._publish(result)
+                if uri in self.edits:
+                    self.edits[uri].forget(result.document.revision)
 
     def _publish(self, analysis: DocumentAnalysis) -> None:
         index = self._index(analysis.document.text)
@@ -133,20 +272,21 @@ class HexploreServer(LanguageServer):
             types.PublishDiagnosticsParams(analysis.uri, diags, analysis.version)
         )
 
-    async def snapshot(self, uri: str) -> DocumentAnalysis:
-        """The analysis of the document's current version (waiting for it if needed)."""
-        for _ in range(100):
+    async def snapshot(self, uri: str) -> Snapshot:
+        """The document's newest finished analysis (of its current text or an older one), waiting
+        only when there is none yet."""
+        while True:
             doc = self._document(uri)
             latest = self.explorer.latest(uri)
-            if latest is not None and latest.version == doc.version:
-                return latest
+            if latest is not None:
+                return Snapshot(latest, doc, self.edits.setdefault(uri, EditLog()))
+            if self.failed.get(uri) == doc.revision:
+                raise JsonRpcInternalError(f"hexplore could not analyse {uri}; the server's log says why")
             task = self.tasks.get(uri)
             if task is None or task.done():
-                self._schedule(uri, doc.version)
+                self._schedule(uri)
                 task = self.tasks[uri]
-            if await asyncio.shield(task) is None and self._document(uri).version == doc.version:
-                raise JsonRpcInternalError(f"hexplore could not analyse {uri}; see the server log")
-        raise JsonRpcException(message=f"{uri} keeps changing; try again")
+            await asyncio.shield(task)  # ends with an analysis, a failure, or the document closed
 
     def _document(self, uri: str) -> Document:
         try:
@@ -183,7 +323,7 @@ class HexploreServer(LanguageServer):
         if settings != self.explorer.settings:
             self.explorer.set_settings(settings)
             for doc in self.explorer.documents():
-                self._schedule(doc.uri, doc.version)
+                self._schedule(doc.uri)
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -196,6 +336,8 @@ class HexploreServer(LanguageServer):
         self._apply_settings(params.initialization_options)
 
     def on_shutdown(self, params: None) -> None:
+        self.dirty.clear()  # running analyses stop at their next function
+        self.requests.shutdown(wait=False, cancel_futures=True)
         if self._owns_executor:
             self.executor.shutdown(wait=False, cancel_futures=True)
 
@@ -209,22 +351,37 @@ class HexploreServer(LanguageServer):
     def on_open(self, params: types.DidOpenTextDocumentParams) -> None:
         doc = params.text_document
         self.explorer.open(doc.uri, doc.text, doc.version, doc.language_id)
-        self._schedule(doc.uri, doc.version, title=f"hexplore: analysing {os.path.basename(doc.uri)}")
+        self.edits[doc.uri] = EditLog()
+        self.failed.pop(doc.uri, None)
+        self._schedule(doc.uri, title=f"hexplore: analysing {os.path.basename(doc.uri)}")
 
     def on_change(self, params: types.DidChangeTextDocumentParams) -> None:
         uri, version = params.text_document.uri, params.text_document.version
         text = self.workspace.get_text_document(uri).source  # pygls applied the changes
         try:
-            self.explorer.update(uri, text, version)
+            old = self.explorer.document(uri)
+            doc = self.explorer.update(uri, text, version)
         except UnknownDocument:
             log.warning("didChange for %s, which was never opened", uri)
             return
-        self._schedule(uri, version)
+        if version is not None and version <= old.version:  # the newest text is the truth all the same
+            log.warning("didChange for %s went from version %s to %s; analysing the new text", uri, old.version, version)
+        encoding = str(getattr(self.workspace.position_encoding, "value", self.workspace.position_encoding) or "utf-16")
+        changes: list[Any] = [
+            c.text if not isinstance(c, types.TextDocumentContentChangePartial)
+            else ((c.range.start.line, c.range.start.character), (c.range.end.line, c.range.end.character), c.text)
+            for c in params.content_changes
+        ]  # fmt: skip
+        self.edits.setdefault(uri, EditLog()).record(doc.revision, changes, encoding)
+        self._schedule(uri)
 
     def on_close(self, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         self.explorer.close(uri)
+        self.dirty.discard(uri)
         self.tasks.pop(uri, None)
+        self.edits.pop(uri, None)
+        self.failed.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     async def on_configuration(self, params: types.DidChangeConfigurationParams) -> None:
@@ -245,34 +402,64 @@ class HexploreServer(LanguageServer):
     # ------------------------------------------------------------------------- features
 
     async def on_hover(self, params: types.HoverParams) -> types.Hover | None:
-        analysis = await self.snapshot(params.text_document.uri)
+        snap = await self.snapshot(params.text_document.uri)
+        analysis, position = snap.analysis, snap.position(params.position)
         formats = self._capability("text_document.hover.content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats
         index = self._index(analysis.document.text)
-        return await self._in_worker(lambda: hover.hover(analysis, index, params.position, markdown))
+        found = await self._in_worker(lambda: hover.hover(analysis, index, position, markdown))
+        if found is not None and found.range is not None and snap.stale:
+            moved = snap.range(found.range)
+            if moved is None:
+                raise _modified(snap.current, "what is under the position was edited since")
+            found.range = moved
+        return found
 
     async def on_inlay_hints(self, params: types.InlayHintParams) -> list[types.InlayHint]:
-        analysis = await self.snapshot(params.text_document.uri)
+        snap = await self.snapshot(params.text_document.uri)
+        analysis = snap.analysis
         index = self._index(analysis.document.text)
-        return await self._in_worker(lambda: inlay_hints.inlay_hints(analysis, index, params.range))
+        if not snap.stale:
+            return inlay_hints.inlay_hints(analysis, index, params.range)  # plain data: no isl
+        out = []
+        for hint in inlay_hints.inlay_hints(analysis, index, None):
+            moved = snap.range(types.Range(hint.position, hint.position))
+            if moved is not None and _within(moved.start, params.range):  # hints in edited text wait
+                hint.position = moved.start
+                out.append(hint)
+        return out
 
     async def on_code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
-        analysis = await self.snapshot(params.text_document.uri)
-        return code_lens.code_lenses(analysis, self._index(analysis.document.text), self.explorer.settings.target)
+        snap = await self.snapshot(params.text_document.uri)
+        analysis = snap.analysis
+        lenses = code_lens.code_lenses(analysis, self._index(analysis.document.text), self.explorer.settings.target)
+        out = []
+        for lens in lenses:
+            moved = snap.range(lens.range)
+            if moved is not None:  # a lens whose function's name was edited waits
+                lens.range = moved
+                out.append(lens)
+        return out
 
     async def on_functions(self, params: Any) -> list[dict[str, Any]]:
         uri = custom_requests.field(params, "uri", custom_requests.FUNCTIONS)
-        analysis = await self.snapshot(uri)
-        return custom_requests.functions_result(analysis, self._index(analysis.document.text))
+        snap = await self.snapshot(uri)
+        analysis = snap.analysis
+        return snap.json_ranges(custom_requests.functions_result(analysis, self._index(analysis.document.text)))  # type: ignore[no-any-return]
 
     async def _function_request(self, params: Any, method: str) -> tuple[DocumentAnalysis, str]:
+        analysis, name, _ = await self._function_snapshot(params, method)
+        return analysis, name
+
+    async def _function_snapshot(self, params: Any, method: str) -> tuple[DocumentAnalysis, str, Snapshot]:
         uri = custom_requests.field(params, "uri", method)
         name = custom_requests.field(params, "function", method)
-        analysis = await self.snapshot(uri)
+        snap = await self.snapshot(uri)
+        analysis = snap.analysis
         if analysis.function(name) is None:
             known = ", ".join(f.name for f in analysis.functions) or "none"
             raise JsonRpcInvalidParams(f"{method}: {uri} defines no function `{name}` (functions: {known})")
-        return analysis, name
+        return analysis, name, snap
 
     async def on_passes(self, params: Any) -> list[dict[str, Any]]:
         analysis, name = await self._function_request(params, custom_requests.PASSES)
@@ -286,7 +473,7 @@ class HexploreServer(LanguageServer):
         return custom_requests.artifact_result(record)
 
     async def on_schedule_tree(self, params: Any) -> dict[str, Any]:
-        analysis, name = await self._function_request(params, custom_requests.SCHEDULE_TREE)
+        analysis, name, snap = await self._function_snapshot(params, custom_requests.SCHEDULE_TREE)
         fr = analysis.function(name)
         assert fr is not None
         index = self._index(analysis.document.text)
@@ -295,7 +482,7 @@ class HexploreServer(LanguageServer):
             units = self.explorer.backend(analysis.uri, name).units
             return custom_requests.schedule_tree_json(schedule_tree(fr.analysis, units), index)
 
-        return await self._usage(tree)
+        return snap.json_ranges(await self._usage(tree))  # type: ignore[no-any-return]
 
     async def on_run(self, params: Any) -> dict[str, Any]:
         """The one run (`explorer.running.run_function`, as `hexplore run` and the TUI), on the
@@ -329,12 +516,41 @@ class HexploreServer(LanguageServer):
             raise JsonRpcInvalidParams(str(e)) from e
 
 
+def _within(pos: types.Position, r: types.Range) -> bool:
+    return (r.start.line, r.start.character) <= (pos.line, pos.character) <= (r.end.line, r.end.character)
+
+
+class _Writer:
+    """stdout for pygls' protocol (`framing` answers through the protocol's `_send_data` too)."""
+
+    def __init__(self, out: Any) -> None:
+        self._out = out
+        self._lock = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            self._out.write(data)
+            self._out.flush()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._out.close()
+
+
 _MALFORMED = object()
 
 
 class _Protocol(LanguageServerProtocol):
     """pygls drops a request whose params do not fit the method's type without answering; answer
-    it with InvalidParams instead, so the client is not left waiting."""
+    it with InvalidParams instead, so the client is not left waiting. An exception a handler did
+    not mean (a bug) is answered with a generic InternalError: pygls would send its type, message
+    and traceback; the log has them."""
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if error is not None and error.code == JsonRpcInternalError.CODE and error.data is not None:
+            log.error("internal error answering request %s: %s", msg_id, error.message)
+            error = JsonRpcInternalError(INTERNAL_ERROR_MESSAGE).to_response_error()
+        super()._send_response(msg_id, result, error)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:

@@ -14,8 +14,8 @@ sent, so a socket is guarded like the user's own shell (lsp/PROTOCOL.md, "TCP mo
   `AUTH_TIMEOUT_S` closes the connection without an answer. The token is taken out of the
   ``initialize`` before the server reads it;
 - **one server per connection**: each authenticated connection gets its own `HexploreServer`
-  (its own documents and settings: a client sees only what it sent); they share one analysis
-  thread, as isl and libclang want. ``exit`` or a disconnect ends that connection only; the
+  (its own documents and settings: a client sees only what it sent); they share one bounded
+  analysis pool (`lsp.server.analysis_pool`). Messages are read by `lsp/framing.py`, as on stdio. ``exit`` or a disconnect ends that connection only; the
   process runs until it is stopped (SIGINT, SIGTERM), and then removes its token file.
 """
 
@@ -38,9 +38,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pygls.io_ import run_async
-
 from explorer.api import UnsafeDirectory, cache_root, check_private, private_dir
+from lsp import framing
 
 if TYPE_CHECKING:
     from lsp.server import HexploreServer
@@ -98,6 +97,13 @@ class _Replay:
             return line + sep
         return await self._reader.readline()
 
+    async def read(self) -> bytes:
+        """What arrived next (b"" at the end of the stream): `lsp/framing.py`'s chunks."""
+        if self._buffer:
+            chunk, self._buffer = self._buffer, b""
+            return chunk
+        return await self._reader.read(1 << 16)
+
     async def readexactly(self, n: int) -> bytes:
         if self._buffer:
             head, self._buffer = self._buffer[:n], self._buffer[n:]
@@ -153,7 +159,9 @@ class TcpServer:
     def __init__(self, token: str, make_server: Callable[[ThreadPoolExecutor], HexploreServer]) -> None:
         self.token = token
         self.make_server = make_server
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-analysis")
+        from lsp.server import analysis_pool  # (lsp.server imports this module)
+
+        self.executor = analysis_pool()
         self.connections = 0  # served so far (authenticated)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -180,7 +188,7 @@ class TcpServer:
         server._stop_event = stop = threading.Event()  # `exit` sets it (JsonRPCServer.shutdown)
         server.protocol.set_writer(writer)  # type: ignore[arg-type]
         try:
-            await run_async(stop, reader, server.protocol, log, server.report_server_error)  # type: ignore[arg-type]
+            await framing.serve(stop, reader.read, server.protocol)
         except SystemExit:
             pass  # pygls ends `exit` with sys.exit: here it ends this connection, not the process
         except (ConnectionError, asyncio.IncompleteReadError):

@@ -125,12 +125,24 @@ static int sums(int n) {
   }
   return a[3] + b[2] + calls[0] * 100 + calls[1];
 }
+static void touch(int *x) {
+  x[0] += 0;
+}
+static int split(int n) {
+  int p[2], q[3];
+  for (int i = 0; i < 2; i++)
+    p[i] = i + n;
+  touch(p);
+  for (int i = 0; i < 3; i++)
+    q[i] = p[1] + i;
+  return q[2];
+}
 int main(void) {
   int g[4];
   for (int i = 0; i < 4; i++)
     g[i] = 7;
   int first = sums(1);
-  printf("%d %d %d\\n", g[0], first, sums(2));
+  printf("%d %d %d %d\\n", g[0], first, sums(2), split(3));
   return 0;
 }
 """
@@ -140,11 +152,13 @@ int main(void) {
 def test_generated_c_keeps_local_arrays_declared_before_the_loops(tmp_path: Path) -> None:
     """A local array declared before a nest is the user's array in the generated C (issue 31): it
     was a `malloc`'d buffer freed at the end of the nest, so code after the nest that reads it
-    did not compile, or, where it shadows a global (`g`), read the global: 1 printed for 7."""
+    did not compile, or, where it shadows a global (`g`), read the global: 1 printed for 7. One
+    declared in a SCoP that does not use it (`q`) is declared there still."""
     path = tmp_path / "prog.c"
     path.write_text(PROGRAM)
     fa = analyze(PROGRAM, str(path))
     assert len(fa.function("main").scops) == 1  # type: ignore[union-attr]
+    assert len(fa.function("split").scops) == 2  # `q` declared in the first, used in the second and after
     result = compile_file(fa, "c")
     (generated,) = result.files.values()
     assert "malloc" not in generated and "static int calls[2];" in generated
@@ -155,5 +169,5 @@ def test_generated_c_keeps_local_arrays_declared_before_the_loops(tmp_path: Path
         subprocess.run(["gcc", "-w", "-o", str(tmp_path / name), str(source)], check=True)
         run = subprocess.run([str(tmp_path / name)], capture_output=True, text=True, check=True)
         outputs.append(run.stdout)
-    assert outputs[0] == "7 309 912\n"
+    assert outputs[0] == "7 309 912 6\n"
     assert outputs[1] == outputs[0]

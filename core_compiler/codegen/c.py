@@ -56,7 +56,6 @@ from core_compiler.codegen.statements import (
     StatementPrinter,
     local_buffers,
     outer_declarations,
-    own_local_arrays,
 )
 from core_compiler.frontend import ir
 from core_compiler.scop.affine import isl_name
@@ -200,15 +199,15 @@ def _aliases(scop: Scop) -> list[str]:
 
 def _own_arrays(scop: Scop, text: str | None) -> tuple[list[str], list[str]]:
     """The declarations of the local arrays the SCoP declares outside its loops, which stay the
-    user's arrays (`own_local_arrays`): those of its top level go before the block, in the scope
-    they had (code after the SCoP uses them), those inside an `if` at the block's start."""
-    own = own_local_arrays(scop)
+    user's arrays (`own_local_arrays`; also those it only declares, for code after it): those of
+    its top level go before the block, in the scope they had, those inside an `if` at the block's
+    start."""
     before: list[str] = []
     inside: list[str] = []
 
     def walk(stmts: tuple[ir.Stmt, ...], top: bool) -> None:
         for s in stmts:
-            if isinstance(s, ir.Decl) and isinstance(s.type, ir.Array) and s.name in own:
+            if isinstance(s, ir.Decl) and isinstance(s.type, ir.Array):
                 (before if top else inside).append(_array_declaration(s, text))
             if not isinstance(s, ir.For | ir.OtherLoop):  # those inside loops are buffers
                 walk(ir.sub_statements(s), False)

@@ -17,11 +17,8 @@ from typing import TYPE_CHECKING
 from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file, iter_analyze_file
 from core_compiler.codegen.c import COptions
 from core_compiler.compile import CompileResult, compile_file
-from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.errors import UsageError
 from core_compiler.frontend import ParseOptions
-from core_compiler.transform.gpu_mapping import MappingOptions
-from core_compiler.transform.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
 from core_compiler.passes import Trace
 from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
 from core_compiler.remarks import Remark
@@ -34,6 +31,9 @@ from core_compiler.runtime.run import (
     run_function,
     timeout_problem,
 )
+from core_compiler.transform.cpu_schedule import CpuOptions
+from core_compiler.transform.gpu_mapping import MappingOptions
+from core_compiler.transform.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
 from core_compiler.transform.sizes import SizesError, parse_sizes
 
 if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`

@@ -21,7 +21,7 @@ from core_compiler.scop.dependences import Carried, LoopParallelism
 from core_compiler.scop.model import Access, Statement
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
-from explorer.placement import placement
+from explorer.placement import mapped, placement
 from explorer.workspace import DocumentAnalysis, FunctionResult
 
 
@@ -67,6 +67,7 @@ class AccessFacts:
     access: Access
     placement: str | None = None  # where the GPU mapping puts the array (None: not mapped)
     scop: ScopAnalysis | None = None
+    placement_pending: bool = False  # not computed: the caller asked not to wait for the mapping
 
     @property
     def kind(self) -> str:
@@ -107,9 +108,11 @@ def loop_at(analysis: DocumentAnalysis, line: int, col: int) -> LoopFacts | None
     return None
 
 
-def accesses_at(analysis: DocumentAnalysis, line: int, col: int) -> list[AccessFacts]:
+def accesses_at(analysis: DocumentAnalysis, line: int, col: int, map_to_gpu: bool = True) -> list[AccessFacts]:
     """The array accesses under the position (the innermost: ``A[idx[i]]`` on ``idx`` gives
-    ``idx[i]``); a compound assignment's target gives its read and its write."""
+    ``idx[i]``); a compound assignment's target gives its read and its write. Without
+    `map_to_gpu`, a placement is given only where the SCoP's GPU mapping (tenths of a second to
+    seconds) is computed already, else `placement_pending`."""
     found: list[AccessFacts] = []
     for fr in _functions_at(analysis, line, col):
         for sa in fr.scops:
@@ -120,11 +123,13 @@ def accesses_at(analysis: DocumentAnalysis, line: int, col: int) -> list[AccessF
     if not found:
         return []
     inner = min(found, key=lambda f: _size(f.range)).range
-    return [_placed(f) for f in found if f.range == inner]
+    return [_placed(f, map_to_gpu) for f in found if f.range == inner]
 
 
-def _placed(f: AccessFacts) -> AccessFacts:
+def _placed(f: AccessFacts, map_to_gpu: bool = True) -> AccessFacts:
     assert f.scop is not None
+    if not map_to_gpu and not mapped(f.scop):
+        return replace(f, placement_pending=True)
     return replace(f, placement=placement(f.scop, f.statement.name, f.access.array))
 
 

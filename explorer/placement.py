@@ -27,6 +27,12 @@ def gpu_mapping(sa: ScopAnalysis) -> GpuProgram | None:
     return gpu
 
 
+def mapped(sa: ScopAnalysis) -> bool:
+    """Whether `sa`'s GPU mapping is computed already (`placement` then costs nothing)."""
+    with _LOCK:
+        return sa in _CACHE
+
+
 def placement(sa: ScopAnalysis, statement: str, array: str) -> str | None:
     """``shared memory in kernel0: a 32x32 tile (reused within a tile)`` and the like."""
     gpu = gpu_mapping(sa)

@@ -17,14 +17,16 @@ _STATUS = {
 
 
 def hover(
-    analysis: DocumentAnalysis, index: LineIndex, pos: types.Position, markdown: bool = True
+    analysis: DocumentAnalysis, index: LineIndex, pos: types.Position, markdown: bool = True, map_to_gpu: bool = True
 ) -> types.Hover | None:
+    """Without `map_to_gpu` (the server, while the document is being edited), an access's memory
+    placement is shown only if its GPU mapping is computed already: never a wait of seconds."""
     line, col = index.core_position(pos)
     loop = loop_at(analysis, line, col)
     if loop is not None:
         text, rng = loop_markdown(loop), loop.loop.header_range
     else:
-        accesses = accesses_at(analysis, line, col)
+        accesses = accesses_at(analysis, line, col, map_to_gpu)
         if not accesses:
             return None
         text, rng = access_markdown(accesses), accesses[0].range
@@ -56,5 +58,7 @@ def access_markdown(accesses: list[AccessFacts]) -> str:
     for f in accesses:
         out += [f"{f.kind} relation:", f"```\n{f.relation}\n```"]
     placement = first.placement or "not decided yet (no GPU mapping for this code)"
+    if first.placement_pending:
+        placement = "not computed yet: the file is being edited (hover again when it settles)"
     out.append(f"memory placement: {placement}")
     return "\n".join(out)

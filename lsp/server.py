@@ -23,7 +23,8 @@ pool create fresh contexts and never touch published ones. What reads or extends
 analysis' isl objects (hovers, GPU placement, the back-end passes: they set options on a nest's
 context) runs on one request thread per server. libclang runs in the front end's worker process
 (`core_compiler/frontend/worker.py`), which takes one request at a time. The pool gives fairness
-(threads interleave at Python bytecode), not speed-up: the GIL keeps one core busy.
+(threads interleave at Python bytecode), not speed-up: the GIL keeps one core busy; a short GIL
+switch interval (`SWITCH_INTERVAL_S`) keeps the event loop answering while analyses run.
 
 Malformed input (non-JSON bodies, batches, broken ``Content-Length`` headers) is answered and
 skipped by `lsp/framing.py`, the reader used for stdio and TCP; internal errors are answered with
@@ -40,6 +41,7 @@ import contextlib
 import inspect
 import logging
 import os
+import sys
 import threading
 import urllib.parse
 import uuid
@@ -76,6 +78,11 @@ __version__ = "0.1.0"
 log = logging.getLogger("hexplore-lsp")
 T = TypeVar("T")
 ANALYSIS_THREADS = 4  # documents analysed at once (per process: TCP connections share them)
+# How often a thread waiting for the GIL makes the running one give it up (Python's default: 5 ms).
+# Answering one message takes the event loop several GIL hand-offs; at 5 ms each, behind busy
+# analysis threads, a storm of 100 edits a second left hovers waiting seconds (p95 4.6 s; 0.15 s
+# at 0.5 ms: benchmarks/bench_lsp.py --storm).
+SWITCH_INTERVAL_S = 0.0005
 INTERNAL_ERROR_MESSAGE = "hexplore-lsp: internal error; the server's log has the details"
 
 
@@ -188,8 +195,6 @@ class HexploreServer(LanguageServer):
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """stdio with `lsp/framing.py`'s reader instead of pygls' (which goes deaf on a bad header)."""
-        import sys
-
         self._stop_event = stop = threading.Event()
         self.protocol.set_writer(_Writer(stdout or sys.stdout.buffer))
 
@@ -407,7 +412,8 @@ class HexploreServer(LanguageServer):
         formats = self._capability("text_document.hover.content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats
         index = self._index(analysis.document.text)
-        found = await self._in_worker(lambda: hover.hover(analysis, index, position, markdown))
+        # While edits outrun the analyses, no GPU mapping is computed for a hover (seconds).
+        found = await self._in_worker(lambda: hover.hover(analysis, index, position, markdown, not snap.stale))
         if found is not None and found.range is not None and snap.stale:
             moved = snap.range(found.range)
             if moved is None:
@@ -612,6 +618,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--log-level", default="WARNING", help="logging level on stderr")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="hexplore-lsp %(levelname)s %(message)s")
+    sys.setswitchinterval(SWITCH_INTERVAL_S)  # the event loop is not starved by analysis threads
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not host or not port.isdigit():

@@ -304,6 +304,12 @@ _entry("DerivativeNotOneScop", MISSED, ("ad",), AD,
 _entry("DerivativeNotAnalyzed", MISSED, ("ad",), AD,
        "hexplore could not parse the derivative function it generated (a bug: please report "
        "it).")  # fmt: skip
+_entry("NotInReverseSweep", MISSED, ("ad",), AD,
+       "Reverse mode found no statement of the polyhedral model for this assignment to an active "
+       "variable, so it cannot write its adjoint; the function is not differentiated in reverse "
+       "mode rather than given a gradient that silently misses this assignment.",
+       "A limitation of hexplore (please report it with the function); `--mode forward` "
+       "differentiates it.")  # fmt: skip
 
 REMARK_NAMES: dict[str, RemarkName] = {e.name: e for e in _ENTRIES}
 assert len(REMARK_NAMES) == len(_ENTRIES), "a remark name is registered twice"

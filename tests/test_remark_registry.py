@@ -322,6 +322,8 @@ def test_the_small_inputs_reach_most_names(emitted: list[Remark]) -> None:
         "ParallelNotFaster",
         "InternalError",
         "DerivativeNotAnalyzed",
+        "DerivativeNotOneScop",  # a derivative hexplore cannot model again
+        "NotInReverseSweep",  # a statement reverse mode cannot map back to its assignment
         "AnalysisBudgetExceeded",
     }
     assert sorted(set(REMARK_NAMES) - rare - {r.name for r in emitted}) == []

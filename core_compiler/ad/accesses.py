@@ -7,8 +7,8 @@
   element (``A[i][j] = A[i][k] ...`` where ``k == j`` happens)? Then the adjoint goes through a
   temporary.
 - `conflicts`: which parallel loops have several iterations updating the same shadow element —
-  those increments are reductions (atomics on a GPU); where the access is injective across the
-  parallel loops no atomics are needed.
+  a dependence of the adjoint (its increments are reductions: atomics on a GPU, or the loop runs
+  in order); judged on all the adjoint's updates of that shadow in the loop, not one access alone.
 - `extents`: the bounding box of a statement's iteration domain, for the tape arrays.
 """
 
@@ -40,23 +40,45 @@ def may_alias_in_instance(read: Access, write: Access) -> bool:
     return read.array == write.array and not read.relation.intersect(write.relation).is_empty()
 
 
-def conflicts(stmt: Statement, access: Access, parallel: list[LoopInfo]) -> list[LoopInfo]:
-    """The loops of `parallel` (enclosing `stmt`) whose iterations may update one element."""
+def conflicts(stmt: Statement, access: Access, parallel: list[LoopInfo],
+              updates: list[tuple[Statement, Access]]) -> list[LoopInfo]:  # fmt: skip
+    """The loops of `parallel` (enclosing `stmt`) in which the adjoint's update of `access`'s
+    shadow element shares that element with an update made by another iteration of the loop (the
+    same iterations of the loops around it): a dependence the adjoint carries on that loop, so
+    its iterations are not independent (a reduction: atomics, or the loop run in order).
+
+    `updates` are all the shadow accesses the adjoint makes to that array (``d_U[i-1][j]`` and
+    ``d_U[i+1][j]`` of one statement, or of two): each alone may be injective while together
+    iterations `i` and `i + 2` both add into ``d_U[i+1][j]``."""
     out = []
     for loop in parallel:
         k = stmt.iterators.index(loop.var)
-        n = len(stmt.iterators)
-        # instance -> (element, every iterator but loop k): injective iff no two iterations of
-        # loop k (all else equal) touch the same element
-        others = isl.Map.from_domain(stmt.domain)
-        others = others.add_dims(isl.dim_type.out, n)
-        for d in range(n):
-            others = others.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
-        others = others.project_out(isl.dim_type.out, k, 1)
-        combined = access.relation.flat_range_product(others)
-        if not combined.is_injective():
+        mine = _by_prefix(stmt, access, k + 1)
+        theirs = None
+        for other, acc in updates:
+            if loop.id not in {lp.id for lp in other.info.loops}:
+                continue
+            rel = _by_prefix(other, acc, k + 1)
+            theirs = rel if theirs is None else theirs.union(rel)
+        if theirs is None:
+            continue
+        pairs = mine.apply_range(theirs.reverse())  # prefix -> prefix touching the same element
+        eq = " and ".join(f"p{d} = q{d}" for d in range(k))
+        ps = ", ".join(f"p{d}" for d in range(k + 1))
+        qs = ", ".join(f"q{d}" for d in range(k + 1))
+        other_iteration = isl.Map(f"{{ [{ps}] -> [{qs}] : {eq + ' and ' if eq else ''}p{k} != q{k} }}")
+        if not pairs.intersect(other_iteration).is_empty():
             out.append(loop)
     return out
+
+
+def _by_prefix(stmt: Statement, access: Access, depth: int) -> isl.Map:
+    """The access as a relation from the statement's first `depth` iterators (an unnamed
+    tuple, shared by all statements) to the array element."""
+    prefix = isl.Map.from_domain(stmt.domain).add_dims(isl.dim_type.out, depth)
+    for d in range(depth):
+        prefix = prefix.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+    return prefix.reverse().apply_range(access.relation).coalesce()
 
 
 @dataclass(frozen=True)

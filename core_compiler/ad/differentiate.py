@@ -163,6 +163,16 @@ def _activity_remark(ctx: Context) -> Remark:
 def _reanalyze(path: str, unit: str, opts: ParseOptions, fn: ir.Function, core: str) -> tuple[int, list[Remark]]:
     """Run the derivative through hexplore's analysis: is it one SCoP, like its primal?"""
     fa = analyze_file(path, unit, opts, only=core)
+    first = unit[: unit.index(BANNER)].count("\n") + 1
+    broken = [e for e in fa.remarks if e.name == "SyntaxError" and e.range.line > first]
+    if broken:  # never print C that does not compile as if it were the derivative
+        why = "; ".join(f"line {e.range.line - first}: {e.message}" for e in broken[:3])
+        raise NotDifferentiable(
+            f"hexplore generated derivative code for `{fn.name}` that does not compile (a bug: please "
+            f"report it): {why}",
+            (missed(PASS, "DerivativeNotAnalyzed", f"the derivative `{core}` does not compile: {why}",
+                    fn.name_range, fn.name),),
+        )  # fmt: skip
     if not fa.functions:
         return 0, [missed(PASS, "DerivativeNotAnalyzed", f"hexplore could not parse the derivative `{core}`",
                           fn.name_range, fn.name)]  # fmt: skip

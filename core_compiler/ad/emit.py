@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core_compiler.ad.activity import Activity
 from core_compiler.ad.cprint import NO_RANGE, CPrinter, SourceText, plus_const
@@ -19,6 +19,7 @@ from core_compiler.errors import NotDifferentiable
 from core_compiler.frontend import ir
 from core_compiler.remarks import Remark
 from core_compiler.scop.dependences import Dependences
+from core_compiler.scop.if_conversion import if_converted
 from core_compiler.scop.model import Access, Scop, Statement
 
 Leaf = ir.Var | ir.Subscript
@@ -37,21 +38,26 @@ class Context:
 
     def __post_init__(self) -> None:
         self.printer = CPrinter(self.source)
+        self.body = model_body(self.fn.body, self.scop)
         self.statements: dict[int, Statement] = {}
+        by_node = {id(s.info.node): s for s in self.scop.statements}
         by_range = {(s.info.node.range, _target_name(s.info.node.target)): s for s in self.scop.statements}
-        for node in _assignments(self.fn.body):
+        for node in (*_assignments(self.fn.body), *_assignments(self.body)):
             if isinstance(node, ir.Assign):
-                st = next((s for s in self.scop.statements if s.info.node is node), None)
+                st = by_node.get(id(node))
             else:
                 st = by_range.get((node.range, node.name))
             if st is not None:
                 self.statements[id(node)] = st
-        self.loop_locals = frozenset(_loop_locals(self.fn.body, inside=False))
+        self.loop_locals = frozenset(_loop_locals(self.body, inside=False))
         self.scalar_params = frozenset(
             p.name for p in self.fn.params if isinstance(p.type, ir.Scalar) and p.name in self.activity.floats
         )
         self.written = frozenset(_target_name(n.target) if isinstance(n, ir.Assign) else n.name
-                                 for n in _assignments(self.fn.body))  # fmt: skip
+                                 for n in _assignments(self.body))  # fmt: skip
+        # a loop counter the front end took from a `while` (`int i = 0; while (i < n) {... i++;}`)
+        # has its declaration folded into the loop: the derivative's loops declare it
+        self.declared = frozenset(p.name for p in self.fn.params) | frozenset(_declared(self.fn.body))
 
     def is_parallel(self, s: ir.For) -> bool:
         return any(lp.parallel and lp.loop.header_range == s.header_range for lp in self.deps.loops)
@@ -84,16 +90,41 @@ class Context:
         target = st.info.node.target if st is not None else ir.Var(node.name, node.range, node.type)
         return target, "=", node.init
 
+    def declaration(self, typ: ir.CType, name: str) -> str:
+        """``double t[n][m]`` for an array type (its sizes printed like expressions: macros kept)."""
+        dims: list[str] = []
+        while isinstance(typ, ir.Array):
+            dims += ["" if d is None else self.c(d) for d in typ.dims]
+            typ = typ.elem
+        sep = "" if str(typ).endswith("*") else " "
+        return f"{typ}{sep}{name}" + "".join(f"[{d}]" for d in dims)
+
+    def zeroed(self, typ: ir.CType, name: str) -> list[str]:
+        """Declare `name` of type `typ` set to zero: a scalar initialized, an array (perhaps of
+        variable length, which C cannot initialize) followed by loops that clear it."""
+        if not isinstance(typ, ir.Array):
+            return [f"{self.declaration(typ, name)} = 0.0;"]
+        dims: list[ir.Expr | None] = []
+        while isinstance(typ, ir.Array):
+            dims += typ.dims
+            typ = typ.elem
+        counters = [f"hx_z{k}" for k in range(len(dims))]
+        lines = [f"{self.declaration(typ, name)}" + "".join(f"[{'' if d is None else self.c(d)}]" for d in dims) + ";"]
+        for k, (v, d) in enumerate(zip(counters, dims, strict=True)):
+            lines.append("  " * k + f"for (int {v} = 0; {v} < {'0' if d is None else self.c(d)}; {v}++)")
+        lines.append("  " * len(dims) + name + "".join(f"[{v}]" for v in counters) + " = 0.0;")
+        return lines
+
     def primal_line(self, node: ir.Assign | ir.Decl) -> str:
         if isinstance(node, ir.Decl):
             init = "" if node.init is None else f" = {self.c(node.init)}"
-            return f"{node.type} {node.name}{init};"
+            return f"{self.declaration(node.type, node.name)}{init};"
         return f"{self.c(node.target)} {node.op} {self.c(node.value)};"
 
     # ------------------------------------------------------------------------------ loops
 
     def loop_header(self, s: ir.For) -> str:
-        decl = "int " if s.declares_var else ""
+        decl = "int " if s.declares_var or s.var not in self.declared else ""
         return f"for ({decl}{s.var} = {self.c(s.init)}; {self.c(s.cond)}; {_step(s.var, s.step)})"
 
     def reversed_header(self, s: ir.For) -> str:
@@ -111,8 +142,45 @@ class Context:
         else:
             last = plus_const(limit, 1) if op == ">" else limit
             cond = f"{s.var} <= {self.c(s.init)}"
-        decl = "int " if s.declares_var else ""
+        decl = "int " if s.declares_var or s.var not in self.declared else ""
         return f"for ({decl}{s.var} = {self.c(last)}; {cond}; {_step(s.var, -s.step)})"
+
+
+def model_body(stmts: tuple[ir.Stmt, ...], scop: Scop) -> tuple[ir.Stmt, ...]:
+    """`stmts` as the polyhedral model reads them: an ``if`` whose condition reads data is the
+    assignments it was if-converted to (``if (x[i] > 0) y[i] = x[i];`` is
+    ``y[i] = x[i] > 0 ? x[i] : y[i];``), and each assignment is the statement's own node (a
+    ``MIN`` in a subscript read as two reads), so that every statement of the model is one
+    assignment here. Reverse mode differentiates this body: the original ``if`` has no statement
+    of its own, and re-evaluating its condition in the reverse sweep would read overwritten values."""
+    guarded = {p.range for p in scop.region.assumptions if p.reason == "GuardedAssignment"}
+    by_target = {id(s.info.node.target): s.info.node for s in scop.statements}
+    scalar = {(s.info.node.range, s.info.node.target.name): s.info.node
+              for s in scop.statements if isinstance(s.info.node.target, ir.Var)}  # fmt: skip
+
+    def node(a: ir.Assign) -> ir.Assign:
+        found = by_target.get(id(a.target))
+        if found is None and isinstance(a.target, ir.Var):  # a branch's `double t = ...;`
+            found = scalar.get((a.range, a.target.name))
+        return found or a
+
+    def walk(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for s in body:
+            converted = if_converted(s) if isinstance(s, ir.If) and s.cond.range in guarded else None
+            if converted is not None:
+                out += [node(c) if isinstance(c, ir.Assign) else c for c in converted]
+            elif isinstance(s, ir.Assign):
+                out.append(node(s))
+            elif isinstance(s, ir.For):
+                out.append(replace(s, body=walk(s.body)))
+            elif isinstance(s, ir.If):
+                out.append(replace(s, then=walk(s.then), other=walk(s.other)))
+            else:
+                out.append(s)
+        return tuple(out)
+
+    return walk(stmts)
 
 
 def name_of(leaf: Leaf) -> str:
@@ -149,6 +217,13 @@ def _assignments(stmts: tuple[ir.Stmt, ...]) -> Iterator[ir.Assign | ir.Decl]:
         if isinstance(s, ir.Assign) or (isinstance(s, ir.Decl) and s.init is not None):
             yield s
         yield from _assignments(ir.sub_statements(s))
+
+
+def _declared(stmts: tuple[ir.Stmt, ...]) -> Iterator[str]:
+    for s in stmts:
+        if isinstance(s, ir.Decl):
+            yield s.name
+        yield from _declared(ir.sub_statements(s))
 
 
 def _loop_locals(stmts: tuple[ir.Stmt, ...], inside: bool) -> Iterator[str]:
@@ -194,7 +269,7 @@ def block_lines(
             if isinstance(s, ir.Decl) and s.init is None:
                 if not reverse:
                     if ctx.mode == "forward" and s.name in ctx.activity.active:
-                        out.append(f"{pad}{s.type} d_{s.name};")
+                        out.append(f"{pad}{ctx.declaration(s.type, 'd_' + s.name)};")
                     out.append(pad + ctx.primal_line(s))
                 continue
             out += [pad + line for line in leaf(s)]

@@ -40,8 +40,8 @@ from core_compiler.ad.emit import (
 from core_compiler.ad.rules import partials
 from core_compiler.errors import NotDifferentiable
 from core_compiler.frontend import ir
-from core_compiler.remarks import analysis
-from core_compiler.scop.model import Statement
+from core_compiler.remarks import analysis, missed
+from core_compiler.scop.model import Access, Statement
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
 
@@ -106,11 +106,44 @@ class Reverse:
         self.int_params = frozenset(
             p.name for p in ctx.fn.params if isinstance(p.type, ir.Scalar) and p.type.is_integer
         )
-        for node in _nodes(ctx.fn.body):
+        for node in _nodes(ctx.body):
             st = ctx.statements.get(id(node))
             plan = self.plan(node, st) if st is not None else None
             if plan is not None:
                 self.plans[id(node)] = plan
+        self.refuse_unplanned()
+        for plan in self.plans.values():
+            self.reduction_remark(plan)
+
+    def refuse_unplanned(self) -> None:
+        """Every assignment to an active variable has its adjoint, or the derivative is refused:
+        a statement the reverse sweep skipped would make a gradient silently wrong."""
+        ctx = self.ctx
+        planned = {id(p.st) for p in self.plans.values()}
+        missing: list[tuple[SourceRange, str]] = []
+        for node in _nodes(ctx.body):
+            if isinstance(node, ir.Decl) and node.init is None:
+                continue
+            target, _, _ = ctx.parts(node)
+            st = ctx.statements.get(id(node))
+            if ctx.is_active(target) and (st is None or id(st) not in planned):
+                missing.append((node.range, ctx.c(target)))
+        nodes = {id(ctx.statements.get(id(n))) for n in _nodes(ctx.body)}
+        for st in ctx.scop.statements:
+            target = st.info.node.target
+            if ctx.is_active(target) and id(st) not in nodes:
+                missing.append((st.range, ctx.c(target)))
+        missing = list(dict.fromkeys(missing))
+        if missing:
+            remarks = tuple(missed(
+                "ad", "NotInReverseSweep", f"the reverse sweep cannot differentiate this assignment to "
+                f"`{what}` (hexplore found no statement of its model for it), so `{ctx.fn.name}` is not "
+                "differentiated in reverse mode rather than given a wrong gradient; forward mode "
+                "handles it", rng, ctx.fn.name, target=what) for rng, what in missing)  # fmt: skip
+            where = ", ".join(f"line {r.line}" for r, _ in missing)
+            raise NotDifferentiable(
+                f"reverse mode cannot differentiate the assignment(s) at {where} of `{ctx.fn.name}`; "
+                "use --mode forward", remarks)
 
     # ------------------------------------------------------------------------- planning
 
@@ -143,7 +176,6 @@ class Reverse:
             if name_of(leaf) == name_of(target) and (acc is None or write is None
                                                      or accesses.may_alias_in_instance(acc, write)):  # fmt: skip
                 plan.alias = True
-        self.reduction_remark(plan)
         return plan
 
     def available(self, p: ir.Expr, st: Statement, plan: _Plan) -> ir.Expr:
@@ -158,8 +190,8 @@ class Reverse:
     def is_available(self, leaf: Leaf, st: Statement) -> bool:
         ctx = self.ctx
         name = name_of(leaf)
-        if isinstance(leaf, ir.Var) and name in ctx.loop_locals:
-            return False  # its forward-sweep value is out of scope in the reverse sweep
+        if name in ctx.loop_locals:
+            return False  # its forward-sweep value (a scalar or array) is out of scope in the reverse sweep
         acc = ctx.read_access(st, leaf)
         if acc is None:
             return name not in ctx.written
@@ -228,22 +260,38 @@ class Reverse:
         clean: list[tuple[str, list[LoopInfo]]] = []
         for leaf, _ in plan.increments:
             acc = ctx.read_access(st, leaf)
-            loops = parallel if acc is None else accesses.conflicts(st, acc, parallel)
+            loops = parallel if acc is None else accesses.conflicts(st, acc, parallel, self.updates(name_of(leaf)))
             shadow = ctx.c(ctx.shadow(leaf))
             (racy if loops else clean).append((shadow, loops))
         loop_names = ", ".join(f"`{lp.var}`" for lp in parallel)
         parts = [f"`{s}` is a reduction over loop(s) " + ", ".join(f"`{lp.var}`" for lp in ls)
-                 + " (atomic or reduction on a GPU)" for s, ls in racy]  # fmt: skip
+                 + ": other iterations update the same elements, a dependence of the adjoint "
+                 "(atomic or reduction on a GPU)" for s, ls in racy]  # fmt: skip
         if clean:
             parts.append(
                 ", ".join(f"`{s}`" for s, _ in clean)
-                + f": each element is updated by one iteration of the parallel loop(s) {loop_names}, "
-                "so a plain `+=` (no atomics)"
+                + f": each element is updated by one iteration of the parallel loop(s) {loop_names} "
+                "(counting every update of the adjoint), so a plain `+=` (no atomics)"
             )
         ctx.remarks.append(analysis(
             "ad", "AdjointReduction" if racy else "AdjointNoAtomics",
             "in the adjoint of this statement, " + "; ".join(parts), st.range, ctx.fn.name,
             atomics=[s for s, _ in racy], plain=[s for s, _ in clean]))  # fmt: skip
+
+    def updates(self, array: str) -> list[tuple[Statement, Access]]:
+        """Every access the adjoint makes to the shadow of `array`: the increments of each
+        statement's reads, and the statement's own target (read, then zeroed or scaled)."""
+        out: list[tuple[Statement, Access]] = []
+        for plan in self.plans.values():
+            st = plan.st
+            if st is None:
+                continue
+            for leaf, _ in plan.increments:
+                acc = self.ctx.read_access(st, leaf)
+                if acc is not None and acc.array == array:
+                    out.append((st, acc))
+            out += [(st, w) for w in st.writes if w.array == array]
+        return out
 
     # ------------------------------------------------------------------------- emission
 
@@ -282,13 +330,14 @@ class Reverse:
         return out
 
     def shadow_decls(self, stmts: tuple[ir.Stmt, ...]) -> list[str]:
-        active = self.ctx.activity.active
-        return [f"{s.type} d_{s.name} = 0.0;" for s in stmts if isinstance(s, ir.Decl) and s.name in active]
+        ctx = self.ctx
+        return [line for s in stmts if isinstance(s, ir.Decl) and s.name in ctx.activity.active
+                for line in ctx.zeroed(s.type, "d_" + s.name)]  # fmt: skip
 
     def functions(self, name: str) -> Adjoint:
         ctx = self.ctx
-        forward = block_lines(ctx, ctx.fn.body, 1, self.forward_lines)
-        backward = block_lines(ctx, ctx.fn.body, 1, self.adjoint_lines, reverse=True, prelude=self.shadow_decls)
+        forward = block_lines(ctx, ctx.body, 1, self.forward_lines)
+        backward = block_lines(ctx, ctx.body, 1, self.adjoint_lines, reverse=True, prelude=self.shadow_decls)
         params = [param_text(ctx, p) for p in ctx.fn.params]
         shadows = [shadow_param_text(ctx, p) for p in shadow_params(ctx)]
         tapes = list(self.tapes.values())
@@ -336,7 +385,7 @@ def _single_definitions(ctx: Context) -> dict[str, tuple[Statement, ir.Expr]]:
     """Local scalars declared inside a loop and assigned exactly once, by their declaration."""
     count: dict[str, int] = {}
     defs: dict[str, tuple[Statement, ir.Expr]] = {}
-    for node in _nodes(ctx.fn.body):
+    for node in _nodes(ctx.body):
         if isinstance(node, ir.Decl) and node.init is None:
             continue
         target, _, value = ctx.parts(node)

@@ -178,10 +178,11 @@ def check_c(
 
 
 def reference_outputs(result: ReferenceResult) -> dict[str, np.ndarray]:
-    """Every array after the call, and the return value (as `return`) when there is one."""
+    """Every array after the call, and the return value (as `return`) when there is one, of its
+    C type: a `float` is compared at float tolerance, not as a double."""
     out = {name: np.asarray(a) for name, a in result.arrays.items()}
     if result.returned is not None:
-        out["return"] = np.asarray(result.returned)
+        out["return"] = np.asarray(result.returned, dtype=result.return_dtype)
     return out
 
 
@@ -271,7 +272,7 @@ def result_outputs(values: ScopValues, arrays: Mapping[str, np.ndarray], dtype: 
         return {}
     env = {**values.ints, **values.floats, **{n: a.reshape(-1)[0] if a.size == 1 and n not in values.arrays else a for n, a in arrays.items()}}
     value = _eval(values.result, env)
-    return {"return": np.asarray(dtype.type(np.nan if value is None else value).item())}  # C's rounding, the reference's kind
+    return {"return": np.asarray(dtype.type(np.nan if value is None else value))}  # C's rounding and type, as the reference
 
 
 def _prologue_values(fn: ir.Function, sa: ScopAnalysis, env: dict[str, float | int]) -> dict[str, float | int]:

@@ -75,6 +75,7 @@ class ReferenceResult:
     returned: int | float | None  # the return value of a non-void function
     elapsed_s: float  # the call alone
     library: str
+    return_dtype: np.dtype | None = None  # C's type of `returned` (float: compared as a float)
 
 
 # ------------------------------------------------------------------------------------ wrapper
@@ -303,7 +304,7 @@ def call_reference(
     arrays = {s.name: _view(b, s) for s, b in zip(layout.slots, buffers, strict=True)
               if isinstance(s, ArraySlot)}  # fmt: skip
     returned = None if layout.returns == "void" else ret[0].item()
-    return ReferenceResult(layout.function, arrays, returned, elapsed, lib.path)
+    return ReferenceResult(layout.function, arrays, returned, elapsed, lib.path, layout.return_dtype)
 
 
 def _global_copies(library: ctypes.CDLL, layout: Layout) -> tuple[Callable[[int], None], Callable[[int], None]]:

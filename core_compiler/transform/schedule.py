@@ -44,7 +44,23 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = S
         .set_coincidence(coincidence)
         .set_proximity(validity)
     )
-    return constraints.compute_schedule()
+    try:
+        return constraints.compute_schedule()
+    except isl.Error as e:
+        if "unable to carry dependences" not in str(e):
+            raise  # isl's operation limit: callers fall back on their own
+        return source_order(scop)
+
+
+def source_order(scop: Scop) -> isl.Schedule:
+    """The statements in the order the C runs them: one band of the 2d+1 schedule, neither
+    permutable nor coincident (so neither tiled nor parallel). isl's scheduler gives up on some
+    non-uniform dependences it could not carry (``S[i] -> S[n - 1 - 2i]`` next to a loop that
+    starts at ``n - i``) though the original order satisfies them."""
+    ctx = scop.ctx
+    ctx.reset_operations()
+    band = isl.MultiUnionPwAff.from_union_map(scop.schedule())
+    return isl.Schedule.from_domain(scop.domains()).insert_partial_schedule(band)
 
 
 def _around_reductions(scop: Scop, deps: Dependences) -> isl.UnionMap:

@@ -53,7 +53,9 @@ def array_layouts(scop: Scop, own: frozenset[str] = frozenset()) -> dict[str, Ar
         box = scop.reads(a.name).union(scop.writes(a.name)).range()
         lo: list[isl.AstExpr | None] = []
         ext: list[isl.AstExpr | str | None] = []
-        if len(a.extents):
+        if len(a.extents) and box.is_empty():  # nothing touches it at these sizes: one element
+            lo, ext = [None] * len(a.extents), ["1"] * len(a.extents)
+        elif len(a.extents):
             hull = isl.Set.from_union_set(box).simple_hull()
             whole = isl.Set.from_basic_set(hull)
             for d in range(len(a.extents)):

@@ -117,7 +117,9 @@ def check_program(program: Program, only: Iterable[str] = BACKENDS, directory: s
         return out
     out.modeled = True
     wanted = set(only)
+    stage = Path(base) / f"stage_{os.getpid()}"  # what runs now: said when the process dies
     for backend, label, params, check in _plan(program, sizes, path, wanted):
+        stage.write_text(f"{label} at {params}")
         begun = time.perf_counter()
         try:
             verdict = check()
@@ -334,6 +336,8 @@ class Pool:
         w.process.kill()
         w.process.join()
         self.workers.remove(w)
+        with contextlib.suppress(OSError):
+            why += f", while checking {(Path(self.directory) / f'stage_{w.process.pid}').read_text()}"
         program = generate(seed)
         out = Outcome(seed, modeled=True, source=program.source, seconds=time.monotonic() - w.started)
         out.failures.append(Failure("worker", kind, {}, why))

@@ -98,6 +98,20 @@ _entry("PointerIntoArray", ANALYSIS, ("frontend",), READING,
        "further on.",
        "The pointer must be set from values that do not change in its block; its declaration and "
        "setting are dropped from the model.")  # fmt: skip
+_entry("UndeclaredFunction", ANALYSIS, ("frontend",), READING,
+       "A call to a function that is not declared (`min`, `floord`, `__pencil_assume` with no "
+       "prototype: C89's implicit declaration, an error in C99) is read as a call to an unknown "
+       "function, not as a syntax error.",
+       "The function's other loops are analysed; a loop nest around the call is not modeled "
+       "([ImpureCall](#ImpureCall)). Declare or define the function: a `{ return <expression>; }` "
+       "helper is inlined, and math such as `fmin` is known.")  # fmt: skip
+_entry("InductionVariable", ANALYSIS, ("frontend",), READING,
+       "A scalar set in the loop nest to an affine expression of the loop counters and sizes "
+       "(`j = i + 1;`) and then used, in the same iteration, where that value is the one it has "
+       "(`a[j]`) is read as that expression: `a[i + 1]`.",
+       "The scalar must be set by one plain assignment in the loop body, before its uses, from "
+       "variables that do not change between the assignment and its uses; the assignment itself "
+       "is kept.")  # fmt: skip
 
 # ----------------------------------------------------------------------------------- not modeled
 

@@ -288,6 +288,13 @@ void side_effect(int n, double *a, double *b) {
 void floored(int n, double x[n], double y[n]) {
   for (int i = 0; i < n; i++) y[i] = floor(x[i]) + x[i];
 }
+void undeclared(int n, double *a) {
+  __pencil_assume(n > 0);
+  for (int i = 0; i < n; i++) a[i] = 1.0;
+}
+void induction(int n, double *a, double *b) {
+  for (int i = 0; i + 1 < n; i++) { int j = i + 1; b[i] = a[j]; }
+}
 """
 
 

@@ -58,7 +58,11 @@ def clang_args(path: str, options: ParseOptions) -> list[str]:
         args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17"]
         args += ["-include", str(CUDA_HEADER)]
     else:
-        args = ["-x", "c", "-std=gnu11"]
+        # A call to an undeclared function (`min`, `floord`, `__pencil_assume`) is C89's implicit
+        # declaration: an error in C99 and later, which would hide the whole function. It stays a
+        # warning, and the front end lowers the call as one to an unknown function
+        # (`UndeclaredFunction`, `lower.py`).
+        args = ["-x", "c", "-std=gnu11", "-Wno-error=implicit-function-declaration"]
     builtin = _compiler_builtin_include()
     if builtin:
         args += ["-isystem", builtin]

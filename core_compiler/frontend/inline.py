@@ -102,7 +102,7 @@ def _converted(e: ir.Expr, have: ci.Type, want: ci.Type, rng: SourceRange) -> ir
 def _is_pure(e: ir.Expr) -> bool:
     """No side effect and nothing the IR cannot see: inlining may drop or repeat an argument."""
     return not any(
-        isinstance(x, ir.OpaqueExpr) or (isinstance(x, ir.Call) and x.name not in ir.PURE_MATH)
+        isinstance(x, ir.OpaqueExpr) or (isinstance(x, ir.Call) and not ir.is_pure_math(x))
         for x in ir.walk_expr(e)
     )
 

@@ -145,6 +145,7 @@ class Call:
     name: str
     args: tuple[Expr, ...]
     range: SourceRange
+    declared: bool = True  # False: C89's implicit declaration, a function nothing is known of
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.args))})"
@@ -180,6 +181,12 @@ Expr = IntLit | FloatLit | Var | Subscript | Unary | Binary | Ternary | Call | C
 PURE_MATH = frozenset(
     ["sqrt", "sqrtf", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "pow", "powf", "fabs", "fabsf", "abs", "labs", "sin", "sinf", "cos", "cosf", "tan", "tanf", "tanh", "tanhf", "sinh", "cosh", "asin", "acos", "atan", "atan2", "floor", "floorf", "ceil", "ceilf", "fmax", "fmaxf", "fmin", "fminf", "fmod", "fmodf", "round", "trunc", "cbrt", "hypot", "erf", "min", "max"]
 )
+
+
+def is_pure_math(call: Call) -> bool:
+    """Whether `call` is one of `PURE_MATH`, declared (an undeclared `min` is not C's `min`)."""
+    return call.declared and call.name in PURE_MATH
+
 
 # ----------------------------------------------------------------------------------- statements
 

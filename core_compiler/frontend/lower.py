@@ -4,7 +4,7 @@ Anything the IR does not model becomes an opaque node with a stable reason name,
 detection can say exactly what stopped it and where. C written the way people write it is read as
 the loops it means by the rewrites this translation calls, one module each: `global_inputs`
 (file-scope variables and `const` tables as inputs), `inline` (calls of ``{ return <expr>; }``
-helpers), `pointers` (local pointers into arrays), `chained_assignment` (``a = b = e;``),
+helpers), `induction` (``j = i + 1; a[j]`` read as ``a[i + 1]``), `pointers` (local pointers into arrays), `chained_assignment` (``a = b = e;``),
 `while_loops` (a counting ``while`` as a ``for``) and `early_return` (``if (n <= 0) return;`` as
 the condition of the rest of the body). libclang types become IR types in `clang_types`.
 """
@@ -15,7 +15,15 @@ from collections.abc import Iterator
 
 import clang.cindex as ci
 
-from core_compiler.frontend import early_return, global_inputs, inline, ir, pointers, while_loops
+from core_compiler.frontend import (
+    early_return,
+    global_inputs,
+    induction,
+    inline,
+    ir,
+    pointers,
+    while_loops,
+)
 from core_compiler.frontend.chained_assignment import assignment_chain
 from core_compiler.frontend.clang_parse import (
     binary_operator,
@@ -78,6 +86,8 @@ class Lowerer:
         if body_cur is not None:
             body, assumed = early_return.guards_as_conditions(self.block(body_cur))
             self._notes += assumed
+            body, induction_notes = induction.substituted(body, params)
+            self._notes += induction_notes
         is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())
         rng = self.range(cur)
         return ir.Function(
@@ -427,7 +437,18 @@ class Lowerer:
         arg_curs = list(cur.get_arguments())
         args = tuple(self.expr(a) for a in arg_curs)
         inlined = self._inline(cur, arg_curs, args, rng)
-        return inlined if inlined is not None else ir.Call(cur.spelling, args, rng)
+        if inlined is not None:
+            return inlined
+        if _implicitly_declared(cur):
+            message = (
+                f"`{cur.spelling}` is not declared (no prototype, no definition: C89's implicit "
+                f"declaration `int {cur.spelling}()`); hexplore does not know what it computes, so "
+                "this is a call to an unknown function: a loop nest around it is not modeled, the "
+                "function's other loops are"
+            )
+            self._notes.append(ir.Note("UndeclaredFunction", message, self.name_range(cur)))
+            return ir.Call(cur.spelling, args, rng, declared=False)
+        return ir.Call(cur.spelling, args, rng)
 
     def subscript(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
         indices: list[ir.Expr] = []
@@ -545,6 +566,15 @@ def _line_offsets(text: str) -> list[int]:
 def _ref_name(cur: ci.Cursor) -> str | None:
     cur = _unwrap(cur)
     return cur.spelling if cur.kind == K.DECL_REF_EXPR else None
+
+
+def _implicitly_declared(call: ci.Cursor) -> bool:
+    """Whether the function `call` calls is declared only by the call itself (C89's implicit
+    declaration: clang makes an ``int f()`` declaration that has no extent in any file)."""
+    ref = call.referenced
+    if ref is None or ref.kind != K.FUNCTION_DECL or ref.type.kind != T.FUNCTIONNOPROTO:
+        return False
+    return ref.extent.start.file is None and ref.get_definition() is None
 
 
 def _opaque_reason(e: ir.Expr) -> str:

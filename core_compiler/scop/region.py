@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from core_compiler.frontend import ir
-from core_compiler.frontend.ir import PURE_MATH
+from core_compiler.frontend.ir import is_pure_math
 from core_compiler.scop.affine import (
     Affine,
     Constraint,
@@ -323,11 +323,13 @@ class _Walker:
 
     def expr_stmt(self, s: ir.ExprStmt) -> None:
         e = s.expr
-        if isinstance(e, ir.Call) and e.name not in PURE_MATH:
+        if isinstance(e, ir.Call) and not is_pure_math(e):
             self.problem(
                 "ImpureCall",
-                f"the call to `{e.name}` may have side effects (I/O, memory, global state); only "
-                "pure math functions such as `sqrt` or `fmax` can appear in a modeled loop nest",
+                _UNDECLARED.format(name=e.name)
+                if not e.declared
+                else f"the call to `{e.name}` may have side effects (I/O, memory, global state); "
+                "only pure math functions such as `sqrt` or `fmax` can appear in a modeled loop nest",
                 e.range,
                 callee=e.name,
             )
@@ -346,10 +348,12 @@ class _Walker:
             if acc is not None:
                 yield replace(acc, guard=guard) if guard else acc
             return
-        if isinstance(e, ir.Call) and e.name not in PURE_MATH:
+        if isinstance(e, ir.Call) and not is_pure_math(e):
             self.problem(
                 "ImpureCall",
-                f"the call to `{e.name}` may have side effects or read memory hexplore cannot "
+                _UNDECLARED.format(name=e.name)
+                if not e.declared
+                else f"the call to `{e.name}` may have side effects or read memory hexplore cannot "
                 "see; only pure math functions such as `sqrt` or `fmax` are allowed, and helpers "
                 "whose body is one `return` of an expression of their number parameters (inlined)",
                 e.range,
@@ -614,6 +618,11 @@ class _Walker:
     def problem(self, reason: str, message: str, rng: SourceRange, **args: str) -> None:
         self.problems.append(Problem(reason, message, rng, tuple(sorted(args.items()))))
 
+
+_UNDECLARED = (
+    "`{name}` is not declared, so hexplore does not know what it computes or touches; declare "
+    "or define it (a `{{ return <expression>; }}` helper is inlined, math such as `fmin` is known)"
+)
 
 _GUARDED = (
     "the `if` condition `{cond}` is known only at run time: its assignments run in every "

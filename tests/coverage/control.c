@@ -1,0 +1,29 @@
+/* break, continue and structs. */
+
+struct body {
+  double x, vx;
+};
+
+int find_first(int n, const double *a, double key) {
+  int found = -1;
+  for (int i = 0; i < n; i++) {
+    if (a[i] == key) {
+      found = i;
+      break;
+    }
+  }
+  return found;
+}
+
+void skip_odd(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    if (i % 2)
+      continue;
+    a[i] = 0.0;
+  }
+}
+
+void move(int n, struct body *bodies, double dt) {
+  for (int i = 0; i < n; i++)
+    bodies[i].x += dt * bodies[i].vx;
+}

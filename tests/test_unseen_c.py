@@ -1,0 +1,195 @@
+"""C nobody here wrote (issue 26): an undeclared function is a call to an unknown function, not
+a syntax error that hides the function's other loops (`UndeclaredFunction`); a scalar set in the
+loop body to an affine expression and used after it in the same iteration is read as that
+expression (`InductionVariable`), and the loops it made modeled run and match everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import analyze, named, range_of, runs_everywhere
+
+COVERAGE = Path(__file__).parent / "coverage"
+
+UNDECLARED = """
+void f(int n, double *a, double *b) {
+  for (int i = 0; i < n; i++)
+    a[i] = min(a[i], 1.0);
+  for (int i = 0; i < n; i++)
+    b[i] = 2.0 * a[i];
+}
+void g(int n, double *x) {
+  __pencil_assume(n >= 4);
+  for (int i = 0; i < n; i++)
+    x[i] = x[i] * 0.5;
+}
+"""
+
+
+def test_an_undeclared_function_is_an_unknown_call() -> None:
+    fa = analyze(UNDECLARED)
+    assert not [r for r in fa.remarks if r.name == "SyntaxError"]
+    f, g = fa.function("f"), fa.function("g")
+    assert f is not None and g is not None
+    assert not named(list(f.remarks), "FunctionHasErrors")
+    [note] = named(list(f.remarks), "UndeclaredFunction")
+    assert note.range == range_of(UNDECLARED, "min")
+    assert "`min` is not declared" in note.message
+    # `min` is in the known math functions, but an undeclared `min` is not C's: the nest around
+    # it is refused, with the callee named, and the other nest is modeled
+    [refused] = named(list(f.remarks), "ImpureCall")
+    assert refused.range == range_of(UNDECLARED, "min(a[i], 1.0)")
+    assert "`min` is not declared" in refused.message and dict(refused.args)["callee"] == "min"
+    assert len(f.scops) == 1 and f.scops[0].scop.range.line == 5
+    assert len(g.scops) == 1
+    assert [r.range for r in named(list(g.remarks), "UndeclaredFunction")] == [range_of(UNDECLARED, "__pencil_assume")]
+
+
+def test_an_undeclared_function_in_a_loop_bound_refuses_that_loop_only() -> None:
+    src = """
+void h(int n, double A[n][n]) {
+  for (int t = 0; t <= floord(n - 1, 32); t++)
+    A[t][0] = 0.0;
+  for (int i = 0; i < n; i++)
+    A[i][i] = 1.0;
+}
+"""
+    h = analyze(src).function("h")
+    assert h is not None and len(h.scops) == 1
+    [bound] = named(list(h.remarks), "NonAffineLoopBound")
+    assert bound.range == range_of(src, "floord(n - 1, 32)")
+
+
+def test_a_declared_function_is_not_undeclared() -> None:
+    src = """
+double clampd(double v);
+void f(int n, double *a) {
+  for (int i = 0; i < n; i++)
+    a[i] = clampd(a[i]);
+}
+"""
+    f = analyze(src).function("f")
+    assert f is not None and not named(list(f.remarks), "UndeclaredFunction")
+    assert "may have side effects" in named(list(f.remarks), "ImpureCall")[0].message
+
+
+INDUCTION = """
+void shift_left(int n, double *a) {
+  int j = 0;
+  for (int i = 0; i < n - 1; i++) {
+    j = i + 1;
+    a[i] = a[j];
+  }
+  a[0] = j;
+}
+void window(int n, int m, double *restrict in, double *restrict out) {
+  for (int i = 1; i < n - 1; i++)
+    for (int k = 0; k < m; k++) {
+      int left = i - 1, right = i + 1;
+      int row = k * n;
+      out[row + i] = in[row + left] + in[row + right];
+    }
+}
+void nested_bound(int n, double A[n][n]) {
+  for (int i = 0; i < n; i++) {
+    int start = i + 1;
+    for (int j = start; j < n; j++)
+      A[i][j] = A[j][i];
+  }
+}
+"""
+
+
+def test_induction_variables_are_substituted() -> None:
+    fa = analyze(INDUCTION)
+    for name in ("shift_left", "window", "nested_bound"):
+        f = fa.function(name)
+        assert f is not None and len(f.scops) == 1, (name, [r.message for r in f.remarks])
+    shift = fa.function("shift_left")
+    assert shift is not None
+    [note] = named(list(shift.remarks), "InductionVariable")
+    assert note.range == range_of(INDUCTION, "j = i + 1")
+    assert "reads `j` there as `i + 1`" in note.message
+    window = fa.function("window")
+    assert window is not None
+    assert len(named(list(window.remarks), "InductionVariable")) == 3
+
+
+@pytest.mark.parametrize("function", ["shift_left", "window", "nested_bound"])
+def test_induction_variables_run_and_match(tmp_path: Path, function: str) -> None:
+    path = tmp_path / "induction.c"
+    path.write_text(INDUCTION)
+    runs_everywhere(str(path), function, [{"n": 37, "m": 5}, {"n": 1, "m": 1}, {"n": 0, "m": 0}, {"n": 2, "m": 3}])
+
+
+NOT_INDUCTION = """
+void changed_between(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    int j = i + 1;
+    j++;
+    a[j] = 0;
+  }
+}
+void used_before(int n, double *a) {
+  int j = 0;
+  for (int i = 0; i < n; i++) {
+    a[j] = i;
+    j = i + 1;
+  }
+}
+void from_memory(int n, int *p, double *a) {
+  for (int i = 0; i < n; i++) {
+    int j = p[i];
+    a[j] = 0;
+  }
+}
+void other_type(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    long j = i + 1;
+    a[j] = 0;
+  }
+}
+void address_taken(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    int j = i;
+    int *q = &j;
+    *q = 3;
+    a[j] = 0;
+  }
+}
+void operand_changed(int n, double *a) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    int j = k + 1;
+    k = i;
+    a[j] = 0;
+  }
+}
+void self_reference(int n, double *a) {
+  int j = 0;
+  for (int i = 0; i < n; i++) {
+    j = j + 2;
+    a[j] = 0;
+  }
+}
+void jumps(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    int j = i;
+  again:
+    a[j] = 0;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "function",
+    ["changed_between", "used_before", "from_memory", "other_type", "address_taken", "operand_changed", "self_reference", "jumps"],
+)
+def test_what_is_not_an_induction_variable_stays_refused(function: str) -> None:
+    f = analyze(NOT_INDUCTION).function(function)
+    assert f is not None
+    assert not f.scops, [r.message for r in f.remarks]
+    assert not named(list(f.remarks), "InductionVariable")

@@ -112,6 +112,13 @@ _entry("InductionVariable", ANALYSIS, ("frontend",), READING,
        "The scalar must be set by one plain assignment in the loop body, before its uses, from "
        "variables that do not change between the assignment and its uses; the assignment itself "
        "is kept.")  # fmt: skip
+_entry("ContinueAsGuard", ANALYSIS, ("frontend",), READING,
+       "An `if` in a `for` loop's body that ends the iteration with `continue` "
+       "(`if (i % 2) continue;`) is read as guarding the statements after it: they are its `else` "
+       "branch.",
+       "The `if` must have no `else` and its branch no other `continue`, `break` or `return`; "
+       "a `continue` elsewhere, and in `while` loops, is still refused "
+       "([UnstructuredControlFlow](#UnstructuredControlFlow)).")  # fmt: skip
 
 # ----------------------------------------------------------------------------------- not modeled
 

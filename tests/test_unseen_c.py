@@ -1,7 +1,8 @@
 """C nobody here wrote (issue 26): an undeclared function is a call to an unknown function, not
 a syntax error that hides the function's other loops (`UndeclaredFunction`); a scalar set in the
 loop body to an affine expression and used after it in the same iteration is read as that
-expression (`InductionVariable`), and the loops it made modeled run and match everywhere."""
+expression (`InductionVariable`); ``if (c) continue;`` in a ``for`` body guards the rest of it
+(`ContinueAsGuard`). The loops these make modeled run and match everywhere."""
 
 from __future__ import annotations
 
@@ -193,3 +194,96 @@ def test_what_is_not_an_induction_variable_stays_refused(function: str) -> None:
     assert f is not None
     assert not f.scops, [r.message for r in f.remarks]
     assert not named(list(f.remarks), "InductionVariable")
+
+
+CONTINUES = """
+void skip_odd(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    if (i % 2)
+      continue;
+    a[i] = 0.0;
+  }
+}
+void band(int n, int w, double A[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      A[i][j] += 1.0;
+      if (j > i + w) {
+        A[i][j] = 0.0;
+        continue;
+      }
+      if (j < i - w)
+        continue;
+      A[i][j] *= 2.0;
+    }
+}
+void positive_sqrt(int n, double *restrict a, double *restrict b) {
+  for (int i = 0; i < n; i++) {
+    if (a[i] < 0.0)
+      continue;
+    b[i] = sqrt(a[i]);
+  }
+}
+"""
+
+
+def test_continue_guards_the_rest_of_the_body() -> None:
+    fa = analyze(CONTINUES)
+    for name in ("skip_odd", "band", "positive_sqrt"):
+        f = fa.function(name)
+        assert f is not None and len(f.scops) == 1, (name, [r.message for r in f.remarks])
+    band = fa.function("band")
+    assert band is not None
+    notes = named(list(band.remarks), "ContinueAsGuard")
+    assert [r.range for r in notes] == [range_of(CONTINUES, "continue", nth=1), range_of(CONTINUES, "continue", nth=2)]
+
+
+@pytest.mark.parametrize("function", ["skip_odd", "band", "positive_sqrt"])
+def test_continue_guards_run_and_match(tmp_path: Path, function: str) -> None:
+    path = tmp_path / "continues.c"
+    path.write_text("#include <math.h>\n" + CONTINUES)
+    runs_everywhere(str(path), function, [{"n": 37, "w": 3}, {"n": 1, "w": 0}, {"n": 0, "w": 1}, {"n": 33, "w": -2}])
+
+
+OTHER_CONTINUES = """
+void with_else(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    if (i % 2) continue; else a[i] = 1.0;
+    a[i] += 1.0;
+  }
+}
+void in_while(int n, double *a) {
+  int i = 0;
+  while (i < n) {
+    i++;
+    if (i % 2) continue;
+    a[i - 1] = 0.0;
+  }
+}
+void breaks_too(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    if (i > 3) { if (i > 5) break; continue; }
+    a[i] = 0.0;
+  }
+}
+void bare(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    a[i] = 1.0;
+    continue;
+  }
+}
+void jumps(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    if (i == 2) continue;
+  again:
+    a[i] = 0.0;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("function", ["with_else", "in_while", "breaks_too", "bare", "jumps"])
+def test_other_continues_stay_refused(function: str) -> None:
+    f = analyze(OTHER_CONTINUES).function(function)
+    assert f is not None and not f.scops, [r.message for r in f.remarks]
+    assert not named(list(f.remarks), "ContinueAsGuard")

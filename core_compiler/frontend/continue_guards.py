@@ -1,0 +1,76 @@
+"""``continue`` as a guard: in the body of a ``for`` loop, an ``if`` whose branch ends the
+iteration with ``continue`` guards the statements after it::
+
+    for (i = 0; i < n; i++) {               for (i = 0; i < n; i++) {
+        if (i % 2)                              if (i % 2) {
+            continue;               ->          } else {
+        a[i] = 0.0;                                 a[i] = 0.0;
+    }                                           }
+                                            }
+
+A ``for`` loop's ``continue`` goes to the increment, so skipping the rest of the body is what it
+does. Rewritten: an ``if`` without ``else``, directly in the body of a ``for`` (``for`` only: a
+``while`` loop's ``continue`` would skip its counter's step), whose branch ends with ``continue``
+and holds no other ``continue``, ``break``, ``return`` or ``goto`` of its own (those of loops
+nested in it belong to them); a function with a ``goto`` label is left as it is. The condition
+is evaluated once, as before. Each rewrite is said by a ``ContinueAsGuard`` note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core_compiler.frontend import ir
+
+
+def continues_as_guards(body: tuple[ir.Stmt, ...]) -> tuple[tuple[ir.Stmt, ...], list[ir.Note]]:
+    """`body` with the ``if (c) continue;`` of its ``for`` loops as guards, and a note for each."""
+    if _has(body, ("label", "goto"), inner_loops=True):
+        return body, []
+    notes: list[ir.Note] = []
+    return tuple(_statement(s, notes) for s in body), notes
+
+
+def _statement(s: ir.Stmt, notes: list[ir.Note]) -> ir.Stmt:
+    if isinstance(s, ir.For):
+        return replace(s, body=_guarded(tuple(_statement(t, notes) for t in s.body), notes))
+    if isinstance(s, ir.If):
+        return replace(s, then=tuple(_statement(t, notes) for t in s.then), other=tuple(_statement(t, notes) for t in s.other))
+    if isinstance(s, ir.OtherLoop | ir.OpaqueStmt):
+        return replace(s, body=tuple(_statement(t, notes) for t in s.body))
+    return s
+
+
+def _guarded(block: tuple[ir.Stmt, ...], notes: list[ir.Note]) -> tuple[ir.Stmt, ...]:
+    """A ``for`` body (`block`) with its first ``if (c) { ...; continue; }`` guarding the rest."""
+    for k, s in enumerate(block):
+        if not (isinstance(s, ir.If) and not s.other and s.then):
+            continue
+        last = s.then[-1]
+        if not (isinstance(last, ir.Jump) and last.kind == "continue"):
+            continue
+        if _has(s.then[:-1], ("continue", "break", "return", "goto", "label"), inner_loops=False):
+            continue
+        message = (
+            "this `if` ends the iteration with `continue`: hexplore reads the statements after it "
+            "in the loop body as its `else` branch"
+        )
+        notes.append(ir.Note("ContinueAsGuard", message, last.range))
+        rest = _guarded(block[k + 1 :], notes)
+        return (*block[:k], replace(s, then=s.then[:-1], other=rest))
+    return block
+
+
+def _has(stmts: tuple[ir.Stmt, ...], kinds: tuple[str, ...], inner_loops: bool) -> bool:
+    """Whether `stmts` hold a jump of one of `kinds`; in loops nested in them too if `inner_loops`
+    (``return`` and ``goto`` are looked for there always: they leave those loops as well)."""
+    for s in stmts:
+        if isinstance(s, ir.Jump) and s.kind in kinds:
+            return True
+        if isinstance(s, ir.For | ir.OtherLoop):
+            inner = kinds if inner_loops else tuple(k for k in kinds if k in ("return", "goto", "label"))
+            if _has(s.body, inner, inner_loops):
+                return True
+        elif _has(ir.sub_statements(s), kinds, inner_loops):
+            return True
+    return False

@@ -104,6 +104,7 @@ class FrontendWorker:
         self._send: Connection | None = None
         self._recv: Connection | None = None
         self._log: IO[bytes] | None = None
+        self._pid = os.getpid()
 
     # ------------------------------------------------------------------------------ requests
 
@@ -141,6 +142,9 @@ class FrontendWorker:
     # ------------------------------------------------------------------------------ the process
 
     def _request(self, mode: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        if self._pid != os.getpid():  # a forked child: the worker and its pipes are the parent's
+            self._proc = self._send = self._recv = self._log = None
+            self._pid = os.getpid()
         if self._proc is None or self._proc.poll() is not None:
             self._start()
         assert self._send is not None
@@ -252,7 +256,9 @@ def describe(failure: FrontendFailure, doing: str) -> str:
 
 def serve(request_fd: int, reply_fd: int, memory_limit: int) -> None:
     if memory_limit > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)  # a run worker's own limit may be lower
+        limit = memory_limit if hard == resource.RLIM_INFINITY else min(memory_limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     requests = Connection(request_fd, writable=False)
     replies = Connection(reply_fd, readable=False)
     while True:

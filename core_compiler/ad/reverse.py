@@ -265,13 +265,12 @@ class Reverse:
             (racy if loops else clean).append((shadow, loops))
         loop_names = ", ".join(f"`{lp.var}`" for lp in parallel)
         parts = [f"`{s}` is a reduction over loop(s) " + ", ".join(f"`{lp.var}`" for lp in ls)
-                 + ": other iterations update the same elements, a dependence of the adjoint "
-                 "(atomic or reduction on a GPU)" for s, ls in racy]  # fmt: skip
+                 + " (atomic or reduction on a GPU)" for s, ls in racy]  # fmt: skip
         if clean:
             parts.append(
                 ", ".join(f"`{s}`" for s, _ in clean)
-                + f": each element is updated by one iteration of the parallel loop(s) {loop_names} "
-                "(counting every update of the adjoint), so a plain `+=` (no atomics)"
+                + f": each element is updated by one iteration of the parallel loop(s) {loop_names}, "
+                "so a plain `+=` (no atomics)"
             )
         ctx.remarks.append(analysis(
             "ad", "AdjointReduction" if racy else "AdjointNoAtomics",

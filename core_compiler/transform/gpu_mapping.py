@@ -242,7 +242,16 @@ class _Mapper:
 
         build = _set_callback(build.set_before_each_mark(before_mark))
         build = _set_callback(build.set_create_leaf(create_leaf))
-        return build.node_from_schedule(host_schedule)
+        # A launch runs every instance of its host values, so the instances of one kernel at the
+        # same host values must meet in one leaf: otherwise isl may emit them in separate parts
+        # (`S1[i] -> [0]` and `S0[i] -> [i]`: a launch at 0, then a loop launching from 0 again),
+        # and every statement of that step runs twice (the periodic adjoint of issue 26).
+        grouped = ctx.get_ast_build_group_coscheduled()
+        ctx.set_ast_build_group_coscheduled(1)
+        try:
+            return build.node_from_schedule(host_schedule)
+        finally:
+            ctx.set_ast_build_group_coscheduled(grouped)
 
 
 def _set_callback(result: object) -> isl.AstBuild:

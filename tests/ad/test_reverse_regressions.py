@@ -135,7 +135,7 @@ def test_no_atomics_is_judged_on_all_updates_of_the_adjoint() -> None:
     assert not [r for r in d.remarks if r.name == "AdjointNoAtomics"]
     (note,) = [r for r in d.remarks if r.name == "AdjointReduction"]
     assert note.args["atomics"] == ["d_U[i - 1][j]", "d_U[i + 1][j]"]
-    assert "reduction over loop(s) `i`:" in note.message and "`j`" not in note.message
+    assert "reduction over loop(s) `i` (" in note.message and "`j`" not in note.message
     # what the adjoint's own dependences say: its reverse-sweep `i` loop is not parallel, `j` is
     fa = analyze_file(str(OWN / "neighbours.c"), d.translation_unit, only=d.core)
     loops = fa.functions[0].scops[0].deps.loops

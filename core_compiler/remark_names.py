@@ -112,6 +112,13 @@ _entry("InductionVariable", ANALYSIS, ("frontend",), READING,
        "The scalar must be set by one plain assignment in the loop body, before its uses, from "
        "variables that do not change between the assignment and its uses; the assignment itself "
        "is kept.")  # fmt: skip
+_entry("BreakAsCondition", ANALYSIS, ("frontend",), READING,
+       "A `for` loop whose body starts with `if (c) break;` (`if (j > i) break;`) is read as the "
+       "loop `for (...; cond && !c; ...)`, which is exactly what it does.",
+       "Only a `break` that is the whole `if` at the very start of the body; the loop is then "
+       "modeled when that condition bounds the counter (a `break` on data, "
+       "`if (a[j] == key) break;`, is a bound that reads an array: "
+       "[NonAffineLoopBound](#NonAffineLoopBound)).")  # fmt: skip
 _entry("ContinueAsGuard", ANALYSIS, ("frontend",), READING,
        "An `if` in a `for` loop's body that ends the iteration with `continue` "
        "(`if (i % 2) continue;`) is read as guarding the statements after it: they are its `else` "

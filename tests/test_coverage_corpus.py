@@ -33,6 +33,7 @@ EXPECTED = {
     "report": ("no", "ImpureCall"),
     "find_first": ("no", "NonAffineCondition"),
     "skip_odd": ("yes", ""),
+    "lower_triangle": ("yes", ""),
     "move": ("no", "UnsupportedExpression"),
 }
 
@@ -76,7 +77,7 @@ def test_no_syntax_errors() -> None:
 
 @pytest.mark.parametrize(
     "file, function",
-    [("induction.c", f) for f in ("shift_left", "neighbours", "flat_rows", "stride_two")] + [("control.c", "skip_odd")],
+    [("induction.c", f) for f in ("shift_left", "neighbours", "flat_rows", "stride_two")] + [("control.c", "skip_odd"), ("control.c", "lower_triangle")],
 )
 def test_what_became_modeled_runs_and_matches(file: str, function: str) -> None:
     """The functions of the corpus that are one modeled nest; those of `builtins.c` call functions

@@ -295,6 +295,9 @@ void undeclared(int n, double *a) {
 void induction(int n, double *a, double *b) {
   for (int i = 0; i + 1 < n; i++) { int j = i + 1; b[i] = a[j]; }
 }
+void breaks(int n, double *a) {
+  for (int i = 0; i < n; i++) { if (i > 5) break; a[i] = 1.0; }
+}
 void continues(int n, double *a) {
   for (int i = 0; i < n; i++) { if (i % 3 == 0) continue; a[i] = 1.0; }
 }

@@ -2,7 +2,8 @@
 a syntax error that hides the function's other loops (`UndeclaredFunction`); a scalar set in the
 loop body to an affine expression and used after it in the same iteration is read as that
 expression (`InductionVariable`); ``if (c) continue;`` in a ``for`` body guards the rest of it
-(`ContinueAsGuard`). The loops these make modeled run and match everywhere."""
+(`ContinueAsGuard`) and ``if (c) break;`` starting it is part of the loop's condition
+(`BreakAsCondition`). The loops these make modeled run and match everywhere."""
 
 from __future__ import annotations
 
@@ -287,3 +288,79 @@ def test_other_continues_stay_refused(function: str) -> None:
     f = analyze(OTHER_CONTINUES).function(function)
     assert f is not None and not f.scops, [r.message for r in f.remarks]
     assert not named(list(f.remarks), "ContinueAsGuard")
+
+
+BREAKS = """
+void lower_triangle(int n, double A[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (j > i)
+        break;
+      A[i][j] = A[i][j] * 0.5 + i;
+    }
+}
+void limit(int n, int m, double *a) {
+  int i;
+  for (i = 0; i < n; i++) {
+    if (i >= m) break;
+    a[i] += 1.0;
+  }
+  a[0] = i;
+}
+void stop_at_flag(int n, int m, double *a) {
+  for (int i = 0; i < n; i++) {
+    if (m == 3) break;
+    a[i] = 2.0 * i;
+  }
+}
+"""
+
+
+def test_a_break_starting_the_body_is_the_loop_condition() -> None:
+    fa = analyze(BREAKS)
+    tri = fa.function("lower_triangle")
+    assert tri is not None and len(tri.scops) == 1, [r.message for r in tri.remarks]
+    [note] = named(list(tri.remarks), "BreakAsCondition")
+    assert note.range == range_of(BREAKS, "break")
+    assert "`j < n && !(j > i)`" in note.message
+    stop = fa.function("stop_at_flag")
+    assert stop is not None and len(stop.scops) == 1
+    limit = fa.function("limit")  # `i` is read after the loop: refused for that, as before
+    assert limit is not None and not limit.scops and named(list(limit.remarks), "BreakAsCondition")
+
+
+@pytest.mark.parametrize("function", ["lower_triangle", "stop_at_flag"])
+def test_breaks_run_and_match(tmp_path: Path, function: str) -> None:
+    path = tmp_path / "breaks.c"
+    path.write_text(BREAKS)
+    sizes = [{"n": 37, "m": 3}, {"n": 1, "m": 0}, {"n": 0, "m": 1}, {"n": 33, "m": 5}]
+    runs_everywhere(str(path), function, sizes)
+
+
+OTHER_BREAKS = """
+int search(int n, const double *a, double key) {
+  int i;
+  for (i = 0; i < n; i++) {
+    if (a[i] == key) break;
+  }
+  return i;
+}
+void late_break(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    a[i] = 1.0;
+    if (i > 5) break;
+  }
+}
+void more_than_break(int n, double *a) {
+  for (int i = 0; i < n; i++) {
+    if (i > 5) { a[0] = 1.0; break; }
+    a[i] = 1.0;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("function", ["search", "late_break", "more_than_break"])
+def test_other_breaks_stay_refused(function: str) -> None:
+    f = analyze(OTHER_BREAKS).function(function)
+    assert f is not None and not f.scops, [r.message for r in f.remarks]

@@ -4,8 +4,8 @@ Anything the IR does not model becomes an opaque node with a stable reason name,
 detection can say exactly what stopped it and where. C written the way people write it is read as
 the loops it means by the rewrites this translation calls, one module each: `global_inputs`
 (file-scope variables and `const` tables as inputs), `inline` (calls of ``{ return <expr>; }``
-helpers), `induction` (``j = i + 1; a[j]`` read as ``a[i + 1]``), `continue_guards` (``if (c)
-continue;`` guards the rest of a ``for`` body), `pointers` (local pointers into arrays), `chained_assignment` (``a = b = e;``),
+helpers), `induction` (``j = i + 1; a[j]`` read as ``a[i + 1]``), `loop_exits` (``if (c)
+break;`` starting a ``for`` body is its condition, ``if (c) continue;`` guards the rest), `pointers` (local pointers into arrays), `chained_assignment` (``a = b = e;``),
 `while_loops` (a counting ``while`` as a ``for``) and `early_return` (``if (n <= 0) return;`` as
 the condition of the rest of the body). libclang types become IR types in `clang_types`.
 """
@@ -17,12 +17,12 @@ from collections.abc import Iterator
 import clang.cindex as ci
 
 from core_compiler.frontend import (
-    continue_guards,
     early_return,
     global_inputs,
     induction,
     inline,
     ir,
+    loop_exits,
     pointers,
     while_loops,
 )
@@ -88,7 +88,7 @@ class Lowerer:
         if body_cur is not None:
             body, assumed = early_return.guards_as_conditions(self.block(body_cur))
             self._notes += assumed
-            body, guard_notes = continue_guards.continues_as_guards(body)
+            body, guard_notes = loop_exits.loop_exits(body)
             body, induction_notes = induction.substituted(body, params)
             self._notes += guard_notes + induction_notes
         is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())

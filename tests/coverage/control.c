@@ -23,6 +23,15 @@ void skip_odd(int n, double *a) {
   }
 }
 
+void lower_triangle(int n, double A[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (j > i)
+        break;
+      A[i][j] = A[i][j] * 0.5 + i;
+    }
+}
+
 void move(int n, struct body *bodies, double dt) {
   for (int i = 0; i < n; i++)
     bodies[i].x += dt * bodies[i].vx;

@@ -1,4 +1,18 @@
-"""``continue`` as a guard: in the body of a ``for`` loop, an ``if`` whose branch ends the
+"""``break`` and ``continue`` at the top of a ``for`` body as the loop's condition and guards.
+
+A ``break`` that is the whole of an ``if`` at the start of a ``for`` body is part of the loop's
+condition, evaluated at the same point of every iteration, so reading it so is exact::
+
+    for (j = 0; j < n; j++) {               for (j = 0; j < n && !(j > i); j++)
+        if (j > i)                  ->          A[i][j] = 0.0;
+            break;
+        A[i][j] = 0.0;
+    }
+
+(SCoP detection then asks that condition to bound `j`, as any other: ``if (a[j] == key) break;``
+is still refused, as a bound that reads data.) Noted ``BreakAsCondition``.
+
+``continue`` as a guard: in the body of a ``for`` loop, an ``if`` whose branch ends the
 iteration with ``continue`` guards the statements after it::
 
     for (i = 0; i < n; i++) {               for (i = 0; i < n; i++) {
@@ -23,8 +37,9 @@ from dataclasses import replace
 from core_compiler.frontend import ir
 
 
-def continues_as_guards(body: tuple[ir.Stmt, ...]) -> tuple[tuple[ir.Stmt, ...], list[ir.Note]]:
-    """`body` with the ``if (c) continue;`` of its ``for`` loops as guards, and a note for each."""
+def loop_exits(body: tuple[ir.Stmt, ...]) -> tuple[tuple[ir.Stmt, ...], list[ir.Note]]:
+    """`body` with the leading ``if (c) break;`` of its ``for`` loops in their conditions and
+    their ``if (c) continue;`` as guards, and a note for each."""
     if _has(body, ("label", "goto"), inner_loops=True):
         return body, []
     notes: list[ir.Note] = []
@@ -33,12 +48,35 @@ def continues_as_guards(body: tuple[ir.Stmt, ...]) -> tuple[tuple[ir.Stmt, ...],
 
 def _statement(s: ir.Stmt, notes: list[ir.Note]) -> ir.Stmt:
     if isinstance(s, ir.For):
+        s = _break_as_condition(s, notes)
         return replace(s, body=_guarded(tuple(_statement(t, notes) for t in s.body), notes))
     if isinstance(s, ir.If):
         return replace(s, then=tuple(_statement(t, notes) for t in s.then), other=tuple(_statement(t, notes) for t in s.other))
     if isinstance(s, ir.OtherLoop | ir.OpaqueStmt):
         return replace(s, body=tuple(_statement(t, notes) for t in s.body))
     return s
+
+
+def _break_as_condition(s: ir.For, notes: list[ir.Note]) -> ir.For:
+    """`s` with the ``if (c) break;`` that starts its body (if any) as ``cond && !c``."""
+    first = s.body[0] if s.body else None
+    if not (isinstance(first, ir.If) and not first.other and len(first.then) == 1):
+        return s
+    jump = first.then[0]
+    if not (isinstance(jump, ir.Jump) and jump.kind == "break"):
+        return s
+    cond = ir.Binary("&&", s.cond, ir.Unary("!", first.cond, first.cond.range), first.range)
+    message = (
+        f"the loop `{s.var}` starts its body with `if ({_text(first.cond)}) break;`: hexplore reads "
+        f"it as part of the loop condition, `{_text(s.cond)} && !({_text(first.cond)})`"
+    )
+    notes.append(ir.Note("BreakAsCondition", message, jump.range))
+    return replace(s, cond=cond, body=s.body[1:])
+
+
+def _text(e: ir.Expr) -> str:
+    t = str(e)
+    return t[1:-1] if t.startswith("(") and t.endswith(")") else t
 
 
 def _guarded(block: tuple[ir.Stmt, ...], notes: list[ir.Note]) -> tuple[ir.Stmt, ...]:

@@ -199,6 +199,9 @@ def _suspect(path: str, text: str) -> SourceRange:
             pos = i + 1
     if end - start < _LONG_STATEMENT:
         return SourceRange(path, 1, 1, 1, 1)
+    lines = text[start:end].split("\n")  # from its longest line (not a `for` header before it)
+    longest = max(range(len(lines)), key=lambda k: len(lines[k]))
+    start += sum(len(x) + 1 for x in lines[:longest])
     while start < end and text[start].isspace():
         start += 1
     line = text.count("\n", 0, start) + 1

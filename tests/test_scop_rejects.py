@@ -107,7 +107,8 @@ CASES = [
     ),
     (
         "UnstructuredControlFlow",
-        "void f(int n, double *x) { for (int i = 0; i < n; i++) { if (i > 5) break; x[i] = 0; } }",
+        # a `break` starting the body is the loop's condition (BreakAsCondition): this one is not
+        "void f(int n, double *x) { for (int i = 0; i < n; i++) { x[i] = 0; if (i > 5) break; } }",
         "break",
     ),
     (

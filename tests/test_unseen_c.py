@@ -78,6 +78,7 @@ void f(int n, double *a) {
 
 
 INDUCTION = """
+#include <stddef.h>
 void shift_left(int n, double *a) {
   int j = 0;
   for (int i = 0; i < n - 1; i++) {
@@ -94,6 +95,14 @@ void window(int n, int m, double *restrict in, double *restrict out) {
       out[row + i] = in[row + left] + in[row + right];
     }
 }
+void wide(int n, int m, float *restrict a, float *restrict b) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      long k = i * m + j;
+      size_t t = (size_t)j * n + i;
+      b[t] = a[k];
+    }
+}
 void nested_bound(int n, double A[n][n]) {
   for (int i = 0; i < n; i++) {
     int start = i + 1;
@@ -106,7 +115,7 @@ void nested_bound(int n, double A[n][n]) {
 
 def test_induction_variables_are_substituted() -> None:
     fa = analyze(INDUCTION)
-    for name in ("shift_left", "window", "nested_bound"):
+    for name in ("shift_left", "window", "wide", "nested_bound"):
         f = fa.function(name)
         assert f is not None and len(f.scops) == 1, (name, [r.message for r in f.remarks])
     shift = fa.function("shift_left")
@@ -119,7 +128,7 @@ def test_induction_variables_are_substituted() -> None:
     assert len(named(list(window.remarks), "InductionVariable")) == 3
 
 
-@pytest.mark.parametrize("function", ["shift_left", "window", "nested_bound"])
+@pytest.mark.parametrize("function", ["shift_left", "window", "wide", "nested_bound"])
 def test_induction_variables_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "induction.c"
     path.write_text(INDUCTION)
@@ -147,9 +156,9 @@ void from_memory(int n, int *p, double *a) {
     a[j] = 0;
   }
 }
-void other_type(int n, double *a) {
+void float_value(int n, double *a) {
   for (int i = 0; i < n; i++) {
-    long j = i + 1;
+    int j = i * 0.5;
     a[j] = 0;
   }
 }
@@ -188,7 +197,7 @@ void jumps(int n, double *a) {
 
 @pytest.mark.parametrize(
     "function",
-    ["changed_between", "used_before", "from_memory", "other_type", "address_taken", "operand_changed", "self_reference", "jumps"],
+    ["changed_between", "used_before", "from_memory", "float_value", "address_taken", "operand_changed", "self_reference", "jumps"],
 )
 def test_what_is_not_an_induction_variable_stays_refused(function: str) -> None:
     f = analyze(NOT_INDUCTION).function(function)

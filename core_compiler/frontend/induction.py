@@ -12,9 +12,10 @@ loop is substituted into the statements that follow it in the block when
 
 - `j` is a local integer scalar (a parameter or a declaration of the function, not a global)
   whose address is never taken (it appears in no expression the IR does not model);
-- `e` is made of integer literals and integer variables of `j`'s own type with ``+ - * / %``
-  (no array element, call, ``?:`` or cast: nothing that reads memory or converts), and does not
-  read `j` itself;
+- `e` is made of integer literals and integer variables with ``+ - * / %`` and casts to integer
+  types (no array element, call or ``?:``: nothing that reads memory), and does not read `j` itself; where a variable's
+  type is not `j`'s, `e` is converted to `j`'s type as the assignment converts it
+  (``long k = i * m + j;`` reads ``a[k]`` as ``a[(long)(i * m + j)]``);
 - neither `j` nor a variable of `e` is assigned (or declared, or counted by a loop) between the
   definition and the use: the substitution stops at the first statement that assigns one of
   them, at a statement the IR does not model, and the function has no ``goto`` label.
@@ -102,8 +103,10 @@ class _Substitution:
         else:
             return None
         typ = self.scalars.get(name)
-        if typ is None or name in _names(value) or not _integer_expression(value, typ):
+        if typ is None or name in _names(value) or not _integer_expression(value):
             return None
+        if any(isinstance(x, ir.Var) and x.type != typ for x in ir.walk_expr(value)):
+            value = ir.Cast(typ, value, value.range)  # `long k = i * m + j;`: converted as C does
         return name, value
 
 
@@ -111,16 +114,19 @@ def _integer(t: ir.CType | None) -> bool:
     return isinstance(t, ir.Scalar) and t.is_integer
 
 
-def _integer_expression(e: ir.Expr, typ: ir.CType) -> bool:
-    """Integer literals and variables of type `typ` with ``+ - * / %`` and unary ``-``/``+``."""
+def _integer_expression(e: ir.Expr) -> bool:
+    """Integer literals and integer variables with ``+ - * / %``, unary ``-``/``+`` and casts to
+    integer types."""
     if isinstance(e, ir.IntLit):
         return True
     if isinstance(e, ir.Var):
-        return e.type == typ
+        return _integer(e.type)
     if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/", "%"):
-        return _integer_expression(e.lhs, typ) and _integer_expression(e.rhs, typ)
+        return _integer_expression(e.lhs) and _integer_expression(e.rhs)
     if isinstance(e, ir.Unary) and e.op in ("-", "+"):
-        return _integer_expression(e.operand, typ)
+        return _integer_expression(e.operand)
+    if isinstance(e, ir.Cast):
+        return _integer(e.type) and _integer_expression(e.operand)
     return False
 
 

@@ -90,7 +90,7 @@ class Extent:
 def extents(stmt: Statement, allowed: frozenset[str]) -> list[Extent] | str:
     """One extent per iterator, or why the tape cannot be sized (a message)."""
     out = []
-    dom = stmt.domain
+    dom = stmt.domain.remove_divs()  # a box without strides (`i += 2`): bounds without `mod`
     names = {isl_name(p): p for p in allowed}
     for k, var in enumerate(stmt.iterators):
         low = _single_const(dom.dim_min(k))
@@ -131,7 +131,7 @@ def _max_text(pw: isl.PwAff, names: dict[str, str]) -> str | None:
 
 
 def _aff_text(aff: isl.Aff, names: dict[str, str]) -> str | None:
-    if not aff.get_denominator_val().is_one():
+    if not aff.get_denominator_val().is_one() or aff.dim(isl.dim_type.div):
         return None
     terms = []
     for i in range(aff.dim(isl.dim_type.param)):

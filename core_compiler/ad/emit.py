@@ -128,20 +128,33 @@ class Context:
         return f"for ({decl}{s.var} = {self.c(s.init)}; {self.c(s.cond)}; {_step(s.var, s.step)})"
 
     def reversed_header(self, s: ir.For) -> str:
-        """The same iterations, last first: ``for (i = 0; i < n; i++)`` -> ``for (i = n - 1; i >= 0; i--)``."""
-        bound = _bound(s)
-        if bound is None or abs(s.step) != 1:
+        """The same iterations, last first: ``for (i = 0; i < n; i++)`` -> ``for (i = n - 1; i >= 0;
+        i--)``; ``j < n && j < i + 3`` starts at the smaller bound; with step 2 the last value is
+        ``a + 2 * ((n - 1 - a) / 2)``, and the loop keeps its condition (for an empty loop C's
+        truncating division puts that value at or below `a`, where the condition fails)."""
+        bounds = _bounds(s)
+        if bounds is None:
             raise NotDifferentiable(
                 f"cannot reverse the loop `{s.var}`: write its condition as `{s.var} < bound` or "
-                f"`{s.var} <= bound` (`>`/`>=` for a decreasing loop) with step +1 or -1"
+                f"`{s.var} <= bound` (`>`/`>=` for a decreasing loop), or a `&&` of such bounds"
             )
-        op, limit = bound
-        if s.step == 1:
-            last = plus_const(limit, -1) if op == "<" else limit
-            cond = f"{s.var} >= {self.c(s.init)}"
+        up = s.step > 0
+        ends = [limit if op in ("<", ">") else plus_const(limit, 1 if up else -1) for op, limit in bounds]
+        end = ends[0]
+        for other in ends[1:]:  # the tightest bound: MIN (MAX counting down) as a `?:`
+            end = ir.Ternary(ir.Binary("<" if up else ">", end, other, NO_RANGE), end, other, NO_RANGE)
+        step = abs(s.step)
+        start = f"{s.var} >= {self.c(s.init)}" if up else f"{s.var} <= {self.c(s.init)}"
+        if step == 1:
+            last = plus_const(end, -1 if up else 1)
+            cond = start
         else:
-            last = plus_const(limit, 1) if op == ">" else limit
-            cond = f"{s.var} <= {self.c(s.init)}"
+            span = ir.Binary("-", plus_const(end, -1), s.init, NO_RANGE) if up else \
+                ir.Binary("-", s.init, plus_const(end, 1), NO_RANGE)  # fmt: skip
+            k = ir.IntLit(step, NO_RANGE)
+            offset = ir.Binary("*", k, ir.Binary("/", span, k, NO_RANGE), NO_RANGE)
+            last = ir.Binary("+" if up else "-", s.init, offset, NO_RANGE)
+            cond = f"{start} && {self.printer.expr(s.cond, 6)}"
         decl = "int " if s.declares_var or s.var not in self.declared else ""
         return f"for ({decl}{s.var} = {self.c(last)}; {cond}; {_step(s.var, -s.step)})"
 
@@ -192,12 +205,35 @@ def _target_name(t: ir.Var | ir.Subscript) -> str:
 
 
 def _step(var: str, step: int) -> str:
-    return f"{var}++" if step == 1 else f"{var}--" if step == -1 else f"{var} += {step}"
+    if abs(step) == 1:
+        return f"{var}++" if step == 1 else f"{var}--"
+    return f"{var} += {step}" if step > 0 else f"{var} -= {-step}"
 
 
-def _bound(s: ir.For) -> tuple[str, ir.Expr] | None:
-    """`(op, limit)` with the condition read as ``var op limit``."""
-    c = s.cond
+def _bounds(s: ir.For) -> list[tuple[str, ir.Expr]] | None:
+    """`(op, limit)` for each bound of the condition (one, or a `&&` of them) read as
+    ``var op limit``, each in the direction the loop moves; None for any other condition."""
+    parts: list[ir.Expr] = []
+
+    def conjuncts(e: ir.Expr) -> None:
+        if isinstance(e, ir.Binary) and e.op == "&&":
+            conjuncts(e.lhs)
+            conjuncts(e.rhs)
+        else:
+            parts.append(e)
+
+    conjuncts(s.cond)
+    out = []
+    for c in parts:
+        b = _bound(s, c)
+        if b is None:
+            return None
+        out.append(b)
+    return out
+
+
+def _bound(s: ir.For, c: ir.Expr) -> tuple[str, ir.Expr] | None:
+    """`(op, limit)` with the comparison `c` read as ``var op limit``."""
     if not isinstance(c, ir.Binary) or c.op not in ("<", "<=", ">", ">="):
         return None
     flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}

@@ -6,7 +6,8 @@
 3. `AdjointNoAtomics` judged each shadow update alone (``d_U[i-1][j]`` and ``d_U[i+1][j]``);
 4. a modulo subscript (the adjoint of a periodic stencil) ran wrong on OpenCL: the host AST
    launched one kernel twice for the same host step;
-5. the OpenCL check compared a `float` return value at double tolerance.
+5. the OpenCL check compared a `float` return value at double tolerance;
+6. a step-2 loop or a `j < n && j < i + 3` bound that the reverse sweep runs backwards was refused.
 
 Gradient checks (finite differences, and forward against reverse by the dot-product test) run
 on C and OpenCL (PoCL) at several sizes: non-multiples of the tile size, 1 and 0.
@@ -34,6 +35,7 @@ OTHERS = [
     ("local_arrays", ("x",), [{"n": 37}, {"n": 1}, {"n": 0}]),
     ("neighbours", ("U",), [{"n": 35, "m": 3}, {"n": 3, "m": 1}, {"n": 1, "m": 1}]),
     ("periodic", ("x",), [{"nmodes": 37, "m": 5}, {"nmodes": 2, "m": 3}, {"nmodes": 1, "m": 1}, {"nmodes": 0, "m": 0}]),
+    ("strided", ("x", "A"), [{"n": 37}, {"n": 6}, {"n": 5}, {"n": 1}, {"n": 0}]),
 ]
 CHECKS = [(name, wrt, sizes) for name, wrt, sets in IF_CONVERTED + OTHERS for sizes in sets]
 
@@ -180,3 +182,15 @@ def test_a_float_return_value_is_compared_as_a_float(tmp_path: Path, n: int) -> 
     result = check_opencl(str(src), "scaled_sum", {"n": n})
     (ret,) = [a for a in result.comparison.arrays if a.name == "return"]
     assert ret.rtol == 1e-4 and result.comparison.ok, result.comparison.report()
+
+
+# ------------------------------------------------------------------ 6. loops run backwards
+
+
+def test_step_two_and_two_bounds_run_backwards() -> None:
+    d = differentiate(str(OWN / "strided.c"), "strided", ("x", "A"))
+    sweep = d.source.split("reverse sweep")[1]
+    assert "for (int j = (n < i + 3 ? n : i + 3) - 1; j >= i; j--)" in sweep
+    assert "for (int i = 2 + 2 * ((n - 1 - 2) / 2); i >= 2 && i < n; i -= 2)" in sweep
+    assert [t.sizes for t in d.tapes] == [("n",)]  # the box of `i += 2`, no `mod` in the size
+    assert any(r.name == "DerivativeIsScop" for r in d.remarks)

@@ -373,3 +373,18 @@ void more_than_break(int n, double *a) {
 def test_other_breaks_stay_refused(function: str) -> None:
     f = analyze(OTHER_BREAKS).function(function)
     assert f is not None and not f.scops, [r.message for r in f.remarks]
+
+
+def test_an_operand_whose_address_is_taken_is_not_substituted() -> None:
+    src = """
+void f(int n, int m, double *a) {
+  int *p = &m;
+  for (int i = 0; i < n; i++) {
+    int j = m + i;
+    *p = 0;
+    a[j] = 0;
+  }
+}
+"""
+    f = analyze(src).function("f")
+    assert f is not None and not named(list(f.remarks), "InductionVariable")

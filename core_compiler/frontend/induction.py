@@ -10,8 +10,9 @@ The assignment stays (the scalar may be read after the loop); only the uses chan
 subscripts are affine. A definition ``j = e;`` (or ``int j = e;``) in a block inside a ``for``
 loop is substituted into the statements that follow it in the block when
 
-- `j` is a local integer scalar (a parameter or a declaration of the function, not a global)
-  whose address is never taken (it appears in no expression the IR does not model);
+- `j` is a local integer scalar (a parameter or a declaration of the function, not a global);
+  neither it nor a variable of `e` has its address taken (appears in an expression the IR does
+  not model);
 - `e` is made of integer literals and integer variables with ``+ - * / %`` and casts to integer
   types (no array element, call or ``?:``: nothing that reads memory), and does not read `j` itself; where a variable's
   type is not `j`'s, `e` is converted to `j`'s type as the assignment converts it
@@ -27,7 +28,7 @@ detection then judges the substituted subscripts and bounds like any others.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from core_compiler.frontend import ir
@@ -48,16 +49,21 @@ def substituted(
             else:
                 scalars[s.name] = None  # declared twice with other types, or not an integer
     opaque = " ".join(_opaque_texts(body))
-    locals_: dict[str, ir.CType | None] = {
-        n: t for n, t in scalars.items() if t is not None and not re.search(rf"\b{re.escape(n)}\b", opaque)
-    }
+
+    def plain(name: str) -> bool:  # in no expression the IR does not model (`&j`, `j++` in one)
+        return not re.search(rf"\b{re.escape(name)}\b", opaque)
+
+    locals_: dict[str, ir.CType | None] = {n: t for n, t in scalars.items() if t is not None and plain(n)}
     notes: list[ir.Note] = []
-    return _Substitution(locals_, notes).block(body, False), notes
+    return _Substitution(locals_, plain, notes).block(body, False), notes
 
 
 class _Substitution:
-    def __init__(self, scalars: dict[str, ir.CType | None], notes: list[ir.Note]) -> None:
+    def __init__(
+        self, scalars: dict[str, ir.CType | None], plain: Callable[[str], bool], notes: list[ir.Note]
+    ) -> None:
         self.scalars = scalars
+        self.plain = plain
         self.notes = notes
 
     def block(self, stmts: tuple[ir.Stmt, ...], in_loop: bool) -> tuple[ir.Stmt, ...]:
@@ -104,6 +110,8 @@ class _Substitution:
             return None
         typ = self.scalars.get(name)
         if typ is None or name in _names(value) or not _integer_expression(value):
+            return None
+        if not all(map(self.plain, _names(value))):  # `int *p = &m; j = m + i; *p = 0; a[j]`
             return None
         if any(isinstance(x, ir.Var) and x.type != typ for x in ir.walk_expr(value)):
             value = ir.Cast(typ, value, value.range)  # `long k = i * m + j;`: converted as C does

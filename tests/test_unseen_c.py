@@ -388,3 +388,19 @@ void f(int n, int m, double *a) {
 """
     f = analyze(src).function("f")
     assert f is not None and not named(list(f.remarks), "InductionVariable")
+
+
+def test_c89_implicit_int_is_not_a_syntax_error() -> None:
+    src = """
+static scale = 2;
+kernel(int n, double *a) {
+  int i;
+  for (i = 0; i < n; i++)
+    a[i] = a[i] * scale;
+  return 0;
+}
+"""
+    fa = analyze(src)
+    assert not [r for r in fa.remarks if r.name == "SyntaxError"]
+    f = fa.function("kernel")
+    assert f is not None and len(f.scops) == 1

@@ -61,8 +61,9 @@ def clang_args(path: str, options: ParseOptions) -> list[str]:
         # A call to an undeclared function (`min`, `floord`, `__pencil_assume`) is C89's implicit
         # declaration: an error in C99 and later, which would hide the whole function. It stays a
         # warning, and the front end lowers the call as one to an unknown function
-        # (`UndeclaredFunction`, `lower.py`).
-        args = ["-x", "c", "-std=gnu11", "-Wno-error=implicit-function-declaration"]
+        # (`UndeclaredFunction`, `lower.py`). So does C89's implicit `int` (`static n;`,
+        # `main() { ... }`): the type is `int`, as gcc reads it.
+        args = ["-x", "c", "-std=gnu11", "-Wno-error=implicit-function-declaration", "-Wno-error=implicit-int"]
     builtin = _compiler_builtin_include()
     if builtin:
         args += ["-isystem", builtin]

@@ -390,7 +390,7 @@ void f(int n, int m, double *a) {
     assert f is not None and not named(list(f.remarks), "InductionVariable")
 
 
-def test_c89_implicit_int_is_not_a_syntax_error() -> None:
+def test_c89_implicit_int_is_not_a_syntax_error(tmp_path: Path) -> None:
     src = """
 static scale = 2;
 kernel(int n, double *a) {
@@ -404,3 +404,6 @@ kernel(int n, double *a) {
     assert not [r for r in fa.remarks if r.name == "SyntaxError"]
     f = fa.function("kernel")
     assert f is not None and len(f.scops) == 1
+    path = tmp_path / "c89.c"
+    path.write_text(src)
+    runs_everywhere(str(path), "kernel", [{"n": 37, "scale": 2}, {"n": 1, "scale": 3}, {"n": 0, "scale": 2}])

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core_compiler.ad.differentiate import Derivative, differentiate
+from core_compiler.ad.differentiate import RETURN, Derivative, differentiate
 from core_compiler.analysis import AnalysisOptions, analyze_file
 from core_compiler.codegen.opencl import generate_opencl
 from core_compiler.errors import NotCheckable, NotDifferentiable
@@ -103,6 +103,8 @@ def check_gradients(
     step = FLOAT_FD_STEP if single else FD_STEP
     setup = _Setup(path, text, function, wrt, fwd.activity.of, dict(params), size_limits, layout, step)
     x0 = make_inputs(layout, seed)
+    if RETURN in setup.of:  # what the function returns: an output array of one value
+        x0[RETURN] = np.zeros(1, dtype=layout.return_dtype or np.float64)
     rng = np.random.default_rng([seed, 7])
     u = {n: _direction(rng, layout.slot(n)) for n in wrt}
     w = {n: rng.uniform(-1.0, 1.0, size=np.shape(x0[n])) for n in setup.of}
@@ -153,7 +155,8 @@ def _call_primal(setup: _Setup, lib, x0, u, h: float) -> dict[str, np.ndarray]: 
             arrays[s.name] = arrays[s.name] + h * u[s.name]
         slots.append(s)
     layout = dataclasses.replace(setup.layout, slots=tuple(slots))
-    out = call_reference(lib, layout, arrays).arrays
+    result = call_reference(lib, layout, {k: v for k, v in arrays.items() if k != RETURN})
+    out = {**result.arrays, RETURN: np.array([0.0 if result.returned is None else result.returned])}
     return {n: np.asarray(out[n], dtype=np.float64) for n in setup.of}
 
 

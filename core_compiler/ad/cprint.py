@@ -44,8 +44,9 @@ class SourceText:
 
 
 class CPrinter:
-    def __init__(self, source: SourceText | None = None) -> None:
+    def __init__(self, source: SourceText | None = None, variables: frozenset[str] = frozenset()) -> None:
         self.source = source
+        self.variables = variables  # names that are variables, not macros (`j` in `int j = i + 1`)
 
     def expr(self, e: ir.Expr, prec: int = 0) -> str:
         text, own = self._expr(e)
@@ -79,8 +80,8 @@ class CPrinter:
     def _int(self, e: ir.IntLit) -> str:
         if self.source is not None:
             text = self.source.slice(e.range)
-            if _IDENT.fullmatch(text):
-                return text  # a macro the front end expanded
+            if _IDENT.fullmatch(text) and text not in self.variables:
+                return text  # a macro the front end expanded (not a variable it replaced by its value)
         return str(e.value)
 
 

@@ -37,8 +37,10 @@ class Context:
     remarks: list[Remark] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.printer = CPrinter(self.source)
         self.body = model_body(self.fn.body, self.scop)
+        loops = {lp.var for lp in self.scop.loops}
+        self.printer = CPrinter(self.source, frozenset(p.name for p in self.fn.params) | frozenset(
+            _declared(self.fn.body)) | frozenset(loops))  # fmt: skip
         self.statements: dict[int, Statement] = {}
         by_node = {id(s.info.node): s for s in self.scop.statements}
         by_range = {(s.info.node.range, _target_name(s.info.node.target)): s for s in self.scop.statements}
@@ -325,7 +327,7 @@ def _braced(header: str, body: list[str], pad: str) -> list[str]:
 
 def param_text(ctx: Context, p: ir.Param) -> str:
     text = ctx.source.slice(p.range)
-    return text if text and re.search(rf"\b{re.escape(p.name)}\b", text) else f"{p.type} {p.name}"
+    return text if text and re.search(rf"\b{re.escape(p.name)}\b", text) else ctx.declaration(p.type, p.name)
 
 
 def shadow_param_text(ctx: Context, p: ir.Param) -> str:

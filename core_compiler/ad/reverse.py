@@ -330,8 +330,20 @@ class Reverse:
 
     def shadow_decls(self, stmts: tuple[ir.Stmt, ...]) -> list[str]:
         ctx = self.ctx
-        return [line for s in stmts if isinstance(s, ir.Decl) and s.name in ctx.activity.active
-                for line in ctx.zeroed(s.type, "d_" + s.name)]  # fmt: skip
+        replayed = [ctx.primal_line(s) for s in stmts if isinstance(s, ir.Decl) and self.replayable(s)]
+        return replayed + [line for s in stmts if isinstance(s, ir.Decl) and s.name in ctx.activity.active
+                           for line in ctx.zeroed(s.type, "d_" + s.name)]  # fmt: skip
+
+    def replayable(self, s: ir.Decl) -> bool:
+        """An integer local set once by its declaration from values nothing writes (``int j =
+        i + 1;`` used in a subscript): declared again at the start of its block in the reverse
+        sweep, where the adjoints' subscripts read it."""
+        if s.init is None or not (isinstance(s.type, ir.Scalar) and s.type.is_integer):
+            return False
+        names = {n.name if isinstance(n, ir.Var) else n.base
+                 for n in ir.walk_expr(s.init) if isinstance(n, ir.Var | ir.Subscript)}  # fmt: skip
+        assigned = [n for n in _nodes(self.ctx.body) if isinstance(n, ir.Assign) and name_of(n.target) == s.name]
+        return not assigned and not names & self.ctx.written
 
     def functions(self, name: str) -> Adjoint:
         ctx = self.ctx

@@ -7,7 +7,8 @@
 4. a modulo subscript (the adjoint of a periodic stencil) ran wrong on OpenCL: the host AST
    launched one kernel twice for the same host step;
 5. the OpenCL check compared a `float` return value at double tolerance;
-6. a step-2 loop or a `j < n && j < i + 3` bound that the reverse sweep runs backwards was refused.
+6. a step-2 loop or a `j < n && j < i + 3` bound that the reverse sweep runs backwards was
+   refused, and so was a function that returns a value.
 
 Gradient checks (finite differences, and forward against reverse by the dot-product test) run
 on C and OpenCL (PoCL) at several sizes: non-multiples of the tile size, 1 and 0.
@@ -36,6 +37,7 @@ OTHERS = [
     ("neighbours", ("U",), [{"n": 35, "m": 3}, {"n": 3, "m": 1}, {"n": 1, "m": 1}]),
     ("periodic", ("x",), [{"nmodes": 37, "m": 5}, {"nmodes": 2, "m": 3}, {"nmodes": 1, "m": 1}, {"nmodes": 0, "m": 0}]),
     ("strided", ("x", "A"), [{"n": 37}, {"n": 6}, {"n": 5}, {"n": 1}, {"n": 0}]),
+    ("energy", ("x",), [{"n": 37}, {"n": 1}, {"n": 0}]),
 ]
 CHECKS = [(name, wrt, sizes) for name, wrt, sets in IF_CONVERTED + OTHERS for sizes in sets]
 
@@ -194,3 +196,39 @@ def test_step_two_and_two_bounds_run_backwards() -> None:
     assert "for (int i = 2 + 2 * ((n - 1 - 2) / 2); i >= 2 && i < n; i -= 2)" in sweep
     assert [t.sizes for t in d.tapes] == [("n",)]  # the box of `i += 2`, no `mod` in the size
     assert any(r.name == "DerivativeIsScop" for r in d.remarks)
+
+
+# ------------------------------------------------------------- 6. what a function returns
+
+
+def test_the_final_return_is_an_output() -> None:
+    d = differentiate(str(OWN / "energy.c"), "energy", ("x",), ("return",))
+    assert d.activity.of == ("hx_return",) and d.shadows == ("x", "g", "hx_return")
+    assert "void energy_grad(int n, double x[n], double g[n], double hx_return[1], double d_x[restrict n], " \
+        "double d_g[restrict n], double d_hx_return[restrict 1])" in d.source
+    assert "hx_return[0] = 0.5 * e;" in d.source and "d_e += d_hx_return[0] * 0.5;" in d.source
+    both = differentiate(str(OWN / "energy.c"), "energy", ("x",), mode="forward")
+    assert both.activity.of == ("g", "hx_return") and "d_hx_return[0] = 0.5 * d_e;" in both.source
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["c", "opencl"])
+def test_the_gradient_of_the_return_value_alone(backend: str) -> None:
+    for sizes in ({"n": 13}, {"n": 1}):
+        result = check_gradients(str(OWN / "energy.c"), "energy", ("x",), sizes, of=("return",), backend=backend)
+        assert result.jvp_norm > 1e-8 and result.ok, result.report()
+
+
+def test_a_literal_standing_for_a_variable_is_printed_as_its_value() -> None:
+    """A front-end rewrite that replaces `j` by its value leaves the literal with `j`'s range;
+    only a name that is not a variable is a macro to print back (`a[i + j]` was printed, with
+    `j` undeclared in the reverse sweep or, worse, declared with another value)."""
+    from core_compiler.ad.cprint import CPrinter, SourceText
+    from core_compiler.frontend import ir
+    from core_compiler.source import SourceRange
+
+    text = "int j = 1; double a[N];\n"
+    one = ir.IntLit(1, SourceRange("f.c", 1, 5, 1, 6))  # over `j`
+    size = ir.IntLit(8, SourceRange("f.c", 1, 21, 1, 22))  # over `N`
+    printer = CPrinter(SourceText("f.c", text), frozenset({"j"}))
+    assert (printer.expr(one), printer.expr(size)) == ("1", "N")

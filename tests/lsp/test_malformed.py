@@ -257,3 +257,32 @@ def test_a_thousand_random_and_malformed_messages(server: RawServer) -> None:
         assert answer["error"]["code"] != -32603, answer
     server.send(functions(server, "still-up"))
     assert_functions(server.answer("still-up"))
+
+
+def test_over_tcp_too(tmp_path: Path) -> None:
+    """The TCP mode reads with the same reader: after authentication, a non-JSON body gets -32700
+    and a wrong Content-Length does not swallow the next request."""
+    import socket
+
+    from tests.lsp.tcp_helpers import initialize, start_server
+
+    srv = start_server(tmp_path)
+    reply = b""
+    try:
+        after = {"jsonrpc": "2.0", "id": "tcp-after", "method": "hexplore/functions", "params": {"uri": URI}}
+        data = (
+            frame(initialize(srv.token))
+            + frame(b"{not json")
+            + frame({"jsonrpc": "2.0", "id": "tcp-long", "method": "hexplore/functions", "params": {}}, 200)
+            + frame(after)
+        )
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=ANSWER_S) as conn:
+            conn.sendall(data)
+            while b"tcp-after" not in reply and (chunk := conn.recv(65536)):
+                reply += chunk
+    finally:
+        srv.stop()
+    answers = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in reply.split(b"Content-Length: ")[1:]]
+    by_id = {a.get("id"): a for a in answers if "method" not in a}
+    assert by_id[None]["error"]["code"] == -32700
+    assert by_id["tcp-after"]["error"]["code"] == -32602  # read and answered: the document is not open here

@@ -146,7 +146,8 @@ class Context:
         for other in ends[1:]:  # the tightest bound: MIN (MAX counting down) as a `?:`
             end = ir.Ternary(ir.Binary("<" if up else ">", end, other, NO_RANGE), end, other, NO_RANGE)
         step = abs(s.step)
-        start = f"{s.var} >= {self.c(s.init)}" if up else f"{s.var} <= {self.c(s.init)}"
+        init = self.printer.expr(s.init, 11)  # `j >= (1 > i - 2 ? 1 : i - 2)`
+        start = f"{s.var} >= {init}" if up else f"{s.var} <= {init}"
         if step == 1:
             last = plus_const(end, -1 if up else 1)
             cond = start

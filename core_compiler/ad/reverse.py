@@ -309,7 +309,7 @@ class Reverse:
         out: list[str] = []
         if plan.short:
             sign = plan.op[0]
-            return [_increment(ctx, leaf, d_target, p, sign) for leaf, p in plan.increments]
+            return [self.guarded(plan, leaf, _increment(ctx, leaf, d_target, p, sign)) for leaf, p in plan.increments]
         if plan.alias:
             assert plan.st is not None
             tmp = f"adj_{plan.st.name}"
@@ -319,14 +319,29 @@ class Reverse:
                 out.append(f"{ctx.c(old)} = 0.0;")
             elif not is_const(plan.self_partial, 1):
                 out.append(f"{ctx.c(old)} = {ctx.c(mul(d_target, plan.self_partial))};")
-            out += [_increment(ctx, leaf, d_target, p, "+") for leaf, p in plan.increments]
+            out += [self.guarded(plan, leaf, _increment(ctx, leaf, d_target, p, "+")) for leaf, p in plan.increments]
             return out
-        out += [_increment(ctx, leaf, d_target, p, "+") for leaf, p in plan.increments]
+        out += [self.guarded(plan, leaf, _increment(ctx, leaf, d_target, p, "+")) for leaf, p in plan.increments]
         if plan.self_partial is None:
             out.append(f"{ctx.c(d_target)} = 0.0;")
         elif not is_const(plan.self_partial, 1):
             out.append(f"{ctx.c(d_target)} *= {ctx.c(plan.self_partial)};")
         return out
+
+    def guarded(self, plan: _Plan, leaf: Leaf, line: str) -> str:
+        """The increment of a read that C makes only under an affine `?:` condition (``x[MAX(j - 2,
+        0)]`` read as ``j - 2 > 0 ? x[j - 2][..] : x[0][..]``) runs under that condition too: its
+        subscript may be outside the array where the condition fails."""
+        st = plan.st
+        acc = self.ctx.read_access(st, leaf) if st is not None else None
+        if acc is None or not acc.info.guard:
+            return line
+        _, value = self.ctx.parts(plan.node)[::2]
+        conds = _path_conditions(value, leaf)
+        if not conds:
+            return line
+        text = " && ".join(self.ctx.printer.expr(c, 6) for c in conds)
+        return f"if ({text}) {line}"
 
     def shadow_decls(self, stmts: tuple[ir.Stmt, ...]) -> list[str]:
         ctx = self.ctx
@@ -406,3 +421,22 @@ def _single_definitions(ctx: Context) -> dict[str, tuple[Statement, ir.Expr]]:
         if isinstance(node, ir.Decl) and st is not None and name in ctx.loop_locals:
             defs[name] = (st, value)
     return {n: d for n, d in defs.items() if count[n] == 1}
+
+
+def _path_conditions(e: ir.Expr, leaf: Leaf) -> list[ir.Expr] | None:
+    """The `?:` conditions (negated on the `else` side) under which C evaluates `leaf` in `e`."""
+    if e is leaf:
+        return []
+    if isinstance(e, ir.Ternary):
+        for side, cond in ((e.then, e.cond), (e.other, ir.Unary("!", e.cond, NO_RANGE))):
+            inner = _path_conditions(side, leaf)
+            if inner is not None:
+                return [cond, *inner]
+        return None
+    if isinstance(e, ir.Subscript):
+        return None
+    for sub in ir.sub_expressions(e):
+        inner = _path_conditions(sub, leaf)
+        if inner is not None:
+            return inner
+    return None

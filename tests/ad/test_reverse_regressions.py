@@ -232,3 +232,18 @@ def test_a_literal_standing_for_a_variable_is_printed_as_its_value() -> None:
     size = ir.IntLit(8, SourceRange("f.c", 1, 21, 1, 22))  # over `N`
     printer = CPrinter(SourceText("f.c", text), frozenset({"j"}))
     assert (printer.expr(one), printer.expr(size)) == ("1", "N")
+
+
+def test_the_adjoint_of_a_guarded_read_is_guarded(tmp_path: Path) -> None:
+    """``x[MAX(i - 2, 0)]`` reads ``x[i - 2]`` only where ``i - 2 > 0``: its increment too (it
+    wrote ``d_x[-2]`` and crashed the fuzzer's seed 29); a MAX loop start reverses in parentheses."""
+    src = tmp_path / "lag.c"
+    src.write_text("#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+                   "void lag(int n, double x[n], double y[n])\n{\n  for (int i = 0; i < n; i++)\n"
+                   "    for (int j = MAX(1, i - 2); j < n; j++)\n      y[j] = y[j] * 0.5 + x[MAX(i - 2, 0)];\n}\n")  # fmt: skip
+    d = differentiate(str(src), "lag", ("x",))
+    assert "if (i - 2 > 0) d_x[i - 2] +=" in d.source and "if (!(i - 2 > 0)) d_x[0] +=" in d.source
+    assert any(r.name == "DerivativeIsScop" for r in d.remarks)
+    for sizes in ({"n": 9}, {"n": 1}):
+        result = check_gradients(str(src), "lag", ("x",), sizes, backend="c")
+        assert result.ok, result.report()

@@ -1,6 +1,6 @@
 """The fuzzer's long mode, for bug hunting:
 
-    python -m tests.fuzz --seeds 0:500 [--jobs 2] [--only c,opencl,llvm,cuda,ad] [--timeout 300]
+    python -m tests.fuzz --seeds 0:500 [--jobs 2] [--only c,opencl,llvm,cuda,ad] [--timeout 300] [--quick]
     python -m tests.fuzz --seeds 17:18 --show      # print a program
 
 prints each failure (the program and its seed) as it is found, then a table: programs, modeled,
@@ -16,7 +16,7 @@ import time
 from collections import Counter
 
 from tests.fuzz.generator import generate, size_sets
-from tests.fuzz.run import BACKENDS, Outcome, Pool
+from tests.fuzz.run import BACKENDS, QUICK, Outcome, Pool
 
 
 def _seeds(text: str) -> range:
@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (at most 2 on a shared machine)")
     p.add_argument("--only", default=",".join(BACKENDS), help=f"back ends (default {','.join(BACKENDS)})")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per program before it counts as a hang")
+    p.add_argument("--quick", action="store_true", help="each back end once (C at two sizes; no CUDA, no grad)")
     p.add_argument("--show", action="store_true", help="print the programs and their sizes, run nothing")
     p.add_argument("--quiet", action="store_true", help="no line per program")
     args = p.parse_args(argv)
@@ -72,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
             print(prog.source)
         return 0
     only = tuple(b.strip() for b in args.only.split(",") if b.strip())
-    unknown = set(only) - set(BACKENDS)
+    if args.quick:
+        only = (*only, QUICK)
+    unknown = set(only) - set(BACKENDS) - {QUICK}
     if unknown:
         p.error(f"unknown back ends {sorted(unknown)}: choose from {', '.join(BACKENDS)}")
     start = time.monotonic()

@@ -41,6 +41,7 @@ from pathlib import Path
 from tests.fuzz.generator import Program, generate, size_sets
 
 BACKENDS = ("llvm", "c", "opencl", "cuda", "ad")
+QUICK = "quick"  # in `only`: C at the first and last sizes, the tiled LLVM code and OpenCL at the first
 CUDA_EVERY = 5  # nvcc takes seconds: every fifth seed's CUDA is compiled
 REFUSALS = ("NotCheckable", "NotDifferentiable", "LayoutError", "Unsupported", "SizesError")
 
@@ -150,6 +151,12 @@ def _plan(program: Program, sizes: list[dict[str, int]], path: str, only: set[st
     limits = program.size_limits
     f = program.function
     big = sizes[0]
+    if "quick" in only:  # the bug hunt's short plan: each back end once, and C at size 0
+        yield "c", "c", big, lambda: _diff(check_c(path, f, big, size_limits=limits))
+        yield "c", "c", sizes[-1], lambda: _diff(check_c(path, f, sizes[-1], size_limits=limits))
+        yield "llvm", "llvm/1", big, lambda: _llvm(path, f, big, limits, 1, ("tiled",))
+        yield "opencl", "opencl", big, lambda: _diff(check_opencl(path, f, big, size_limits=limits))
+        return
     if "c" in only:
         for s in sizes:
             yield "c", "c", s, lambda s=s: _diff(check_c(path, f, s, size_limits=limits))

@@ -20,11 +20,16 @@ from tests.fuzz.__main__ import table
 from tests.fuzz.generator import generate, size_sets
 from tests.fuzz.run import BACKENDS, Pool, sanitize
 
-# Chosen to cover the generator's features in about a minute: see FEATURES below.
-FIXED_SEEDS = (1, 3, 7, 12)
+# Quick ones (from a run of 0:500) that cover the generator's features, with one program the
+# model refuses (seed 10), in about a minute on one core: see FEATURES below.
+FIXED_SEEDS = (1, 3, 4, 10, 97, 117, 129, 131)
 # What the fixed seeds' programs contain, together (checked, so that a change to the generator
 # that drops one shows up here).
-FEATURES = {"div-mod-subscript", "modulo-by-size", "data-dependent-if", "local-scalar", "vla"}
+FEATURES = {
+    "div-mod-subscript", "div-mod-bound", "modulo-by-size", "negative-division", "min-max-bound",
+    "min-max-subscript", "data-dependent-if", "local-scalar", "local-array", "scalar-reduction",
+    "array-reduction", "float", "double", "returns", "vla", "macro-sizes", "time-stencil", "imperfect",
+}  # fmt: skip
 
 
 def test_the_generator_is_deterministic() -> None:
@@ -65,7 +70,7 @@ def test_fixed_seeds_match_on_every_back_end(pool: Pool) -> None:
     outcomes = sorted(pool.run(FIXED_SEEDS, BACKENDS), key=lambda o: o.seed)
     failed = [o.report() for o in outcomes if not o.ok]
     assert not failed, "\n\n".join(failed)
-    assert sum(o.modeled for o in outcomes) >= len(FIXED_SEEDS) - 1, table(outcomes, 0.0)
+    assert sum(o.modeled for o in outcomes) == len(FIXED_SEEDS) - 1, table(outcomes, 0.0)
 
 
 @pytest.mark.slow

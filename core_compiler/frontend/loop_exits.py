@@ -1,7 +1,7 @@
 """``break`` and ``continue`` at the top of a ``for`` body as the loop's condition and guards.
 
-A ``break`` that is the whole of an ``if`` at the start of a ``for`` body is part of the loop's
-condition, evaluated at the same point of every iteration, so reading it so is exact::
+A ``break`` that is the whole of an ``if`` at the start of a ``for`` body, whose condition once
+true stays true as the counter moves on (``j > i`` counting up), is part of the loop's condition::
 
     for (j = 0; j < n; j++) {               for (j = 0; j < n && !(j > i); j++)
         if (j > i)                  ->          A[i][j] = 0.0;
@@ -63,7 +63,7 @@ def _break_as_condition(s: ir.For, notes: list[ir.Note]) -> ir.For:
     if not (isinstance(first, ir.If) and not first.other and len(first.then) == 1):
         return s
     jump = first.then[0]
-    if not (isinstance(jump, ir.Jump) and jump.kind == "break"):
+    if not (isinstance(jump, ir.Jump) and jump.kind == "break" and _stays_true(s, first.cond)):
         return s
     cond = ir.Binary("&&", s.cond, ir.Unary("!", first.cond, first.cond.range), first.range)
     message = (
@@ -72,6 +72,42 @@ def _break_as_condition(s: ir.For, notes: list[ir.Note]) -> ir.For:
     )
     notes.append(ir.Note("BreakAsCondition", message, jump.range))
     return replace(s, cond=cond, body=s.body[1:])
+
+
+def _stays_true(s: ir.For, c: ir.Expr) -> bool:
+    """Whether `c`, once true, stays true as the counter moves on (`j > e` counting up, `j < e`
+    counting down, `e` not reading `j`), or is the same in every iteration. The model takes a loop's iterations to be every value of
+    the counter its condition admits, so `cond && !c` is exact only then: after
+    `if (j == 3) break;` the C loop stops at 3 while `j < n && j != 3` admits 4, 5, ... (a csmith
+    program printed another checksum)."""
+    names = {e.name for e in ir.walk_expr(c) if isinstance(e, ir.Var)}
+    if s.var not in names:  # the same every iteration, unless the body changes what it reads
+        return not names & _written(s.body) and not any(isinstance(e, ir.Call) for e in ir.walk_expr(c))
+    if not (isinstance(c, ir.Binary) and c.op in ("<", "<=", ">", ">=")):
+        return False
+    rising = (">", ">=") if s.step > 0 else ("<", "<=")
+    for counter, other, ops in ((c.lhs, c.rhs, rising), (c.rhs, c.lhs, tuple(_MIRROR[o] for o in rising))):
+        if isinstance(counter, ir.Var) and counter.name == s.var and c.op in ops:
+            return not any(isinstance(e, ir.Var) and e.name == s.var for e in ir.walk_expr(other))
+    return False
+
+
+def _written(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    """The variables the statements assign (declarations included), nested ones too."""
+    out: set[str] = set()
+    for st in stmts:
+        if isinstance(st, ir.Assign) and isinstance(st.target, ir.Var):
+            out.add(st.target.name)
+        elif isinstance(st, ir.Decl):
+            out.add(st.name)
+        elif isinstance(st, ir.For):
+            out.add(st.var)
+        elif not isinstance(st, ir.Assign):
+            out |= _written(ir.sub_statements(st))
+    return out
+
+
+_MIRROR = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
 
 
 def _text(e: ir.Expr) -> str:

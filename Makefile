@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint typecheck pytest bench bench-cpu clean
+.PHONY: run test test-fast test-long lint typecheck pytest bench bench-cpu clean
 
 $(STAMP): pyproject.toml
 	@command -v nvim >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
@@ -40,6 +40,10 @@ pytest: $(STAMP)
 # mypy stays in: ~2 s with its cache warm (~20 s of CPU cold).
 test-fast: $(STAMP) lint typecheck
 	$(BIN)/pytest -q -n 2 -m "not slow"
+
+# The long tier too: every csmith seed (1-60) and every kernel's remarks checked against the registry.
+test-long: $(STAMP) lint typecheck
+	$(BIN)/pytest -q -n auto --long
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_analyze.py

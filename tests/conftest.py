@@ -14,6 +14,7 @@ GOLDEN = ROOT / "tests" / "golden"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files")
+    parser.addoption("--long", action="store_true", help="also the long tier (`make test-long`)")
 
 
 # The slow tier, by path: modules that run generated code against the reference (C compilers, PoCL,
@@ -49,11 +50,15 @@ SLOW_PATHS = (
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests under SLOW_PATHS are marked `slow`. Tests marked `gpu` are skipped, with the reason,
+    """Tests under SLOW_PATHS are marked `slow`; tests marked `long` run only with `--long`.
+    Tests marked `gpu` are skipped, with the reason,
     where pycuda or an NVIDIA GPU is missing."""
+    long = config.getoption("--long")
     for item in items:
         if item.path.relative_to(ROOT).as_posix().startswith(SLOW_PATHS):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("long") and not long:  # bug hunting, not every `make test`
+            item.add_marker(pytest.mark.skip(reason="long tier: run with `make test-long` (pytest --long)"))
     gpu = [item for item in items if item.get_closest_marker("gpu")]
     if not gpu:
         return

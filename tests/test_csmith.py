@@ -3,8 +3,7 @@
 the same checksum as the original.
 
 The programs are csmith 2.3.0's for seeds 1-60 with ``--max-funcs 4`` (the review's set). The fast
-tier checks `FAST_SEEDS`; the others are marked `slow` (`make test` runs them, `make test-fast`
-does not). csmith is the Debian package (``csmith`` and ``libcsmith-dev``, for ``csmith.h``),
+tier and `make test` check `FAST_SEEDS`; the others are the long tier (`make test-long`). csmith is the Debian package (``csmith`` and ``libcsmith-dev``, for ``csmith.h``),
 which `make` installs where apt can; without it these tests skip and say so.
 
 Per program: the analysis has `ANALYZE_LIMIT_S` (a hang fails the test, it does not stall the
@@ -59,7 +58,7 @@ NEEDS_GCC = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not i
 
 
 def _seeds(fast: bool) -> list[object]:
-    return [s if s in FAST_SEEDS else pytest.param(s, marks=pytest.mark.slow) for s in SEEDS if (s in FAST_SEEDS) == fast]
+    return [s if s in FAST_SEEDS else pytest.param(s, marks=pytest.mark.long) for s in SEEDS if (s in FAST_SEEDS) == fast]
 
 
 ALL_SEEDS = _seeds(True) + _seeds(False)  # the fast ones first

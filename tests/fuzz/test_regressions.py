@@ -139,3 +139,25 @@ def test_gpu_mapping_survives_isl_budget(tmp_path: Path) -> None:
     Path(path).write_text(GRID_BUDGET)
     assert check_opencl(path, "f", {"n": 13}).ok
 
+
+
+# Seed 261: the reverse mode is wrong (dot-product test 1.9e-3; forward matches finite differences):
+# guarded reads of B, a data-dependent ?: and B's row n - i written and read two iterations later.
+REVERSE_261 = """void f(int n, double A[2 * n + 1][n + 1], double B[2 * n + 3][2 * n + 3])
+{
+  for (int i = 0; i < n; i++) {
+    A[2 * i][i] = 0.25 * B[(i > 0 ? i - 1 : 0) + 2][(i > 0 ? i - 1 : 0)] + 0.25 * B[n - i + 2][(i > 0 ? i - 1 : 0) + 2] + 0.25 * A[i][(i > 0 ? i - 1 : 0)];
+    B[n - i][2] = (B[2 * i][2 * i] > 1.0 ? 0.25 * B[i][(i > 0 ? i - 1 : 0) + 2] : 0.5 * B[2 * i][2 * i]);
+  }
+}
+"""
+
+
+@pytest.mark.xfail(reason="reverse mode wrong (fuzzer seed 261)")
+def test_reverse_mode_with_guarded_reads_and_a_data_dependent_choice(tmp_path: Path) -> None:
+    from core_compiler.ad.check import check_gradients
+
+    path = str(tmp_path / "reverse_261.c")
+    Path(path).write_text(REVERSE_261)
+    result = check_gradients(path, "f", ("A", "B"), {"n": 37})
+    assert result.ok, result.report()

@@ -154,6 +154,7 @@ class _Mapper:
             return Kernel(index, False, stmts, host, (), (), 0, ast, (), (), (), KernelShape(0, 0, (), (), names=self.names))
         atomic = _atomic_statements(self.reductions, sched, _n_coincident(node))
         shape, promotions, kept, ast, phases = self.parallel_body(node, index, sched, host, atomic)
+        self.scop.ctx.reset_operations()  # the grid's bounds get the whole budget, not what is left
         gmin, gmax = _grid(self.scop.ctx, sched, shape.tile[: shape.n_block], shape.n_block, host)
         partial = node.band_get_partial_schedule()
         members = tuple(str(partial.get_at(k)) for k in range(shape.n_thread))

@@ -70,7 +70,7 @@ def program(seed: int) -> Path:
     process's own."""
     assert CSMITH is not None
     text = subprocess.run([CSMITH, "--seed", str(seed), "--max-funcs", "4"], capture_output=True, text=True,
-                          check=True, timeout=60).stdout  # fmt: skip
+                          check=True, timeout=60, cwd=_programs.name).stdout  # fmt: skip (csmith writes platform.info where it runs)
     path = Path(_programs.name) / f"csmith{seed}.c"
     path.write_text(text)
     return path

@@ -76,13 +76,11 @@ def _break_as_condition(s: ir.For, notes: list[ir.Note]) -> ir.For:
 
 def _stays_true(s: ir.For, c: ir.Expr) -> bool:
     """Whether `c`, once true, stays true as the counter moves on (`j > e` counting up, `j < e`
-    counting down, `e` not reading `j`), or is the same in every iteration. The model takes a loop's iterations to be every value of
+    counting down, `e` not reading `j`). The model takes a loop's iterations to be every value of
     the counter its condition admits, so `cond && !c` is exact only then: after
     `if (j == 3) break;` the C loop stops at 3 while `j < n && j != 3` admits 4, 5, ... (a csmith
-    program printed another checksum)."""
-    names = {e.name for e in ir.walk_expr(c) if isinstance(e, ir.Var)}
-    if s.var not in names:  # the same every iteration, unless the body changes what it reads
-        return not names & _written(s.body) and not any(isinstance(e, ir.Call) for e in ir.walk_expr(c))
+    program printed another checksum; so did one breaking on a condition that does not read `j`,
+    `for (g = -12; g <= 51; ++g) { if (l) break; }`, whose global counter's final value is read)."""
     if not (isinstance(c, ir.Binary) and c.op in ("<", "<=", ">", ">=")):
         return False
     rising = (">", ">=") if s.step > 0 else ("<", "<=")
@@ -90,21 +88,6 @@ def _stays_true(s: ir.For, c: ir.Expr) -> bool:
         if isinstance(counter, ir.Var) and counter.name == s.var and c.op in ops:
             return not any(isinstance(e, ir.Var) and e.name == s.var for e in ir.walk_expr(other))
     return False
-
-
-def _written(stmts: tuple[ir.Stmt, ...]) -> set[str]:
-    """The variables the statements assign (declarations included), nested ones too."""
-    out: set[str] = set()
-    for st in stmts:
-        if isinstance(st, ir.Assign) and isinstance(st.target, ir.Var):
-            out.add(st.target.name)
-        elif isinstance(st, ir.Decl):
-            out.add(st.name)
-        elif isinstance(st, ir.For):
-            out.add(st.var)
-        elif not isinstance(st, ir.Assign):
-            out |= _written(ir.sub_statements(st))
-    return out
 
 
 _MIRROR = {">": "<", ">=": "<=", "<": ">", "<=": ">="}

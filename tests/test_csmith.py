@@ -80,7 +80,7 @@ _programs = tempfile.TemporaryDirectory(prefix="hexplore-csmith-")
 
 
 class AnalysisTimeout(Exception):
-    pass
+    """The analysis of one program ran past `ANALYZE_LIMIT_S` (a hang fails its test only)."""
 
 
 @contextmanager

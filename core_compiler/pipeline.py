@@ -37,14 +37,14 @@ from core_compiler.passes import Pass, PassRecord, Trace, failed
 from core_compiler.remarks import Remark
 from core_compiler.source_map import SourceMap
 from core_compiler.transform.cpu_schedule import CpuOptions
+from core_compiler.transform.gpu_cost import offload_decision
 from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions, map_to_gpu
 from core_compiler.transform.gpu_remarks import mapping_remarks, render_mapping
-from core_compiler.transform.profitability import decide
 from core_compiler.transform.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
 
 # The GPU's schedule lets loops that only carry `+=` reductions run in parallel (the mapping then
 # makes those updates atomic); the CPU's does not.
-GPU_SCHEDULE = ScheduleOptions(parallel_reductions=True)
+GPU_SCHEDULE = ScheduleOptions(parallel_reductions=True, maximize_coincidence=True)
 CPU_SCHEDULE = ScheduleOptions()
 
 

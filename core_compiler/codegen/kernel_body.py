@@ -4,7 +4,8 @@ A parallel kernel's AST calls statements with their extended instance
 ``S0(i…, T…, X…)`` (iterators, tile origins, thread-mapped schedule values), the copies
 ``load_shared_A(T…, a…)``, ``store_private_C(T_block…, X…, a…)`` and barriers ``sync99(T…)``.
 Accesses to a promoted array go to its local copy: ``shared_A[a0 - off0(T)][a1 - off1(T)]`` or
-``private_C[(X0 - T0) / 16][(X1 - T1) / 32]`` (the thread's iteration number in its share of the tile).
+``private_C[(X0 - T0 - t0) / 16][(X1 - T1 - t1) / 32]`` (the thread's iteration number in its share of
+the tile).
 A statement's line is tagged with it (`core_compiler/source_map.py`): `body` returns tagged text,
 which `opencl.py` and `cuda.py` untag once the file is whole.
 """
@@ -135,10 +136,17 @@ class KernelPrinter(StatementPrinter):
         if p.place == "shared":
             offs = [_substitute(expr_c(o), tiles, self.kernel.shape.names.prefixes["T"]) for o in p.offset]
             return p.local + "".join(f"[{i} - ({o})]" for i, o in zip(idx, offs, strict=True))
-        blocks = self.kernel.shape.block
-        return p.local + "".join(
-            f"[(({x}) - ({t})) / {b}]" for x, t, b in zip(threads, tiles, blocks, strict=False)
-        )
+        return p.local + "".join(self._register_index(k, x, t) for k, (x, t) in enumerate(zip(threads, tiles, strict=False)))
+
+    def _register_index(self, k: int, x: str, tile_origin: str) -> str:
+        """The thread's point `x` along band member `k`: ``(x - T - t) / b``, which is a constant
+        once the loop over its points is unrolled (`gpu_mapping._unrolled`), when the tile is a
+        multiple of the block; else ``(x - T) / b``."""
+        sh = self.kernel.shape
+        b = sh.block[k]
+        if sh.tile[k] % b == 0:
+            return f"[(({x}) - ({tile_origin}) - {sh.names('t', k)}) / {b}]"
+        return f"[(({x}) - ({tile_origin})) / {b}]"
 
     def copy(self, name: str, args: list[str]) -> str:
         direction, _, local = name.partition("_")

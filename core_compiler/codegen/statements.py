@@ -56,8 +56,8 @@ def array_layouts(scop: Scop, own: frozenset[str] = frozenset()) -> dict[str, Ar
         if len(a.extents) and box.is_empty():  # nothing touches it at these sizes: one element
             lo, ext = [None] * len(a.extents), ["1"] * len(a.extents)
         elif len(a.extents):
-            hull = isl.Set.from_union_set(box).simple_hull()
-            whole = isl.Set.from_basic_set(hull)
+            whole = isl.Set.from_union_set(box).coalesce()  # the bounds of each piece, not a hull:
+            # a scalar private to `i` in one nest and to `j` in another touches [0, w) and [0, h)
             for d in range(len(a.extents)):
                 mn, mx = whole.dim_min(d).coalesce(), whole.dim_max(d).coalesce()
                 lo.append(build.expr_from_pw_aff(mn))

@@ -26,6 +26,7 @@ from core_compiler.scop.affine import (
     polynomial,
 )
 from core_compiler.scop.if_conversion import if_converted
+from core_compiler.scop.private_scalars import private_scalars
 from core_compiler.source import SourceRange
 
 
@@ -137,6 +138,7 @@ class _Walker:
     local_array_dims: dict[str, tuple[str, ...]] = field(default_factory=dict)  # declared inside the nest
     delinearized: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unmodeled: set[str] = field(default_factory=set)  # counters of the enclosing loops that are not modeled
+    private_loops: dict[int, tuple[str, ...]] = field(default_factory=dict)  # `private_scalars`
 
     # --------------------------------------------------------------------------- names
 
@@ -236,7 +238,15 @@ class _Walker:
         )
         self.loops.append(loop)
         body_ctx = _Ctx((*ctx.loops, loop), (*ctx.constraints, lower, cond), (*ctx.position, 0))
+        private = {name: self.local_scalar_dims.get(name) for name in self.private_loops.get(id(s), ())}
+        for name in private:  # as if declared at the top of the body (`private_scalars`)
+            self.local_scalar_dims[name] = body_ctx.iterators
         self.block(s.body, body_ctx)
+        for name, outer in private.items():
+            if outer is None:
+                del self.local_scalar_dims[name]
+            else:
+                self.local_scalar_dims[name] = outer
 
     def loop_start(self, s: ir.For, allowed: object, inner_allowed: object) -> Dnf | None:
         """``var >= init`` (``<=`` counting down) as a condition; None after a remark."""
@@ -727,7 +737,7 @@ def check_region(
     fresh: frozenset[str] = frozenset(),
 ) -> RegionInfo | list[Problem]:
     """Model `stmts` as one static-control region, or say every reason it cannot be one."""
-    walker = _Walker(function, dict(symbols), written_names(stmts), fresh)
+    walker = _Walker(function, dict(symbols), written_names(stmts), fresh, private_loops=private_scalars(function, stmts))
     walker.block(stmts, _Ctx())
     if walker.problems:
         return walker.problems

@@ -376,12 +376,14 @@ def _kernel_schedule(
     out = isl.UnionMap.empty(sched.get_space())
     xs = shape.names.seq("x", d)
     tiles = [f"{t} * floor({xs[k]} / {t})" for k, t in enumerate(shape.tile)]
+    body = lay.lift(xs, tiles, BODY, BODY, _point_order(xs, shape), threads=xs[: shape.n_thread])
     for m in maps:
         name = m.get_tuple_name(isl.dim_type.in_)
-        body = lay.lift(xs, tiles, BODY, BODY, xs, threads=xs[: shape.n_thread])
         out = out.union(isl.UnionMap.from_map(ext[name].apply_range(m).apply_range(body)))
+    mine = frozenset(m.get_tuple_name(isl.dim_type.in_) for m in maps)
     for g, p in enumerate(promotions):
-        out = out.union(_copies(lay, p, g))
+        if not _iteration_local(scop, p.array, mine):
+            out = out.union(_copies(lay, p, g))
     if any(p.place == "shared" for p in promotions):
         tiles_used = _tiles_used(ext, shape)
         writes_back = any(p.place == "shared" and not p.written.is_empty() for p in promotions)
@@ -448,6 +450,24 @@ def _copies(lay: _Layout, p: Promotion, g: int) -> isl.UnionMap:
     return out
 
 
+def _point_order(xs: list[str], shape: KernelShape) -> list[str]:
+    """The order of a thread's loops over its points in a tile: the tiled members it is not
+    mapped on first (gemm's `k`), then those it is (`i`, `j`), then the rest. The tiled band is
+    permutable, so any order of its members is legal; this one reuses each value a step of `k`
+    loads (``shared_B[k][t1]``) for all the thread's points, which hold their sums in registers."""
+    n_thread, n_tiled = shape.n_thread, max(shape.n_tiled, shape.n_thread)
+    return [*xs[n_thread:n_tiled], *xs[:n_thread], *xs[n_tiled:]]
+
+
+def _iteration_local(scop: Scop, array: str, kernel: frozenset[str]) -> bool:
+    """A scalar expanded over its loops that only the `kernel`'s statements touch: each element
+    lives in one iteration, which writes it before reading it, and nothing after the nest reads
+    it: its register needs no load or store."""
+    decl = next(a for a in scop.arrays if a.name == array)
+    users = {s.name for s in scop.statements if any(a.array == array for a in (*s.reads, *s.writes))}
+    return decl.kind == "local-scalar" and bool(decl.extents) and users <= kernel
+
+
 def _pin_threads(lay: _Layout, lift: isl.Map, dims: list[str], thread_of: dict[int, str]) -> isl.Map:
     """Threads share out a copy: element dim `thread_of[k]` ≡ t_k mod block_k; unused threads idle."""
     sh = lay.shape
@@ -499,7 +519,10 @@ def _phased_ast(
         prefix = prefix.set_tuple_name(name)
         outer = outer.union(isl.UnionMap.from_map(prefix.identity().reset_tuple_id(isl.dim_type.out)))
         is_sync = all(m.get_tuple_name(isl.dim_type.in_).startswith("sync") for m in _maps(groups[key]))
-        inner = None if is_sync else _inner_ast(scop, host, shape, groups[key], prefix, tile_pos)
+        # the body and the register copies run over the thread's own points (`_point_order`):
+        # unrolled, their register indices are constants (`_unrolled`); shared copies are not
+        unroll = None if key[0] == BODY and key[1] != BODY else 0 if key[0] != BODY else _thread_points_at(shape)
+        inner = None if is_sync else _inner_ast(scop, host, shape, groups[key], prefix, tile_pos, unroll)
         phases[name] = Phase(name, inner, tuple(tile_pos))
     context = _thread_context(scop, host, shape, with_threads=False)
     return shape.names.ast_build(context).node_from_schedule_map(outer), phases
@@ -547,7 +570,8 @@ def _prefix(um: isl.UnionMap, n_prefix: int) -> isl.Set:
 
 
 def _inner_ast(
-    scop: Scop, host: tuple[str, ...], shape: KernelShape, group: isl.UnionMap, prefix: isl.Set, tile_pos: list[int]
+    scop: Scop, host: tuple[str, ...], shape: KernelShape, group: isl.UnionMap, prefix: isl.Set, tile_pos: list[int],
+    unroll: int | None = None,
 ) -> isl.AstNode:
     """The phase's statements with the tile origins as parameters ``T0, T1, …``."""
     maps = _maps(group)
@@ -566,7 +590,30 @@ def _inner_ast(
     pinned_prefix = prefix.reset_tuple_id()
     pin_prefix = isl.Set.read_from_str(scop.ctx, f"[{', '.join(ts)}] -> {{ [{', '.join(ys[:n_prefix])}] : {fix} }}")
     context = context.intersect_params(pinned_prefix.intersect(pin_prefix).params())
-    return shape.names.ast_build(context).node_from_schedule_map(inner)
+    build = shape.names.ast_build(context)
+    if unroll is not None:
+        build = build.set_options(_unrolled(scop, shape, n_out - n_prefix, unroll))
+    return build.node_from_schedule_map(inner)
+
+
+MAX_UNROLL = 8  # points of one thread along one band member, at most, for its loop to be unrolled
+
+
+def _thread_points_at(shape: KernelShape) -> int:
+    """Where the loops over the thread-mapped members start in the body's point loops."""
+    return max(shape.n_tiled, shape.n_thread) - shape.n_thread
+
+
+def _unrolled(scop: Scop, shape: KernelShape, n_inner: int, at: int) -> isl.UnionMap:
+    """isl's AST option that unrolls the loops over the points each thread runs of the band
+    members it is mapped on (tile 32 over 16 threads: 2 points, ``c0`` and ``c0 + 16``), so that
+    each point's register (``private_C[1][0]``) has a constant index: indexed by a loop counter,
+    nvcc keeps the array in local memory (a 16-byte stack frame in gemm's kernel)."""
+    ys = shape.names.seq("y", n_inner)
+    dims = [k for k in range(shape.n_thread)
+            if at + k < n_inner and shape.tile[k] % shape.block[k] == 0 and 1 < shape.tile[k] // shape.block[k] <= MAX_UNROLL]  # fmt: skip
+    text = "; ".join(f"[{', '.join(ys)}] -> unroll[{at + k}]" for k in dims)
+    return isl.UnionMap.read_from_str(scop.ctx, f"{{ {text} }}")
 
 
 def _thread_context(

@@ -15,7 +15,8 @@ values):
   tile loops, with a barrier before the computation, and copied out (what it writes) after a barrier.
 - **global** memory otherwise, or when the shared budget is spent (largest groups go first).
 
-Written scalars and expanded local scalars stay in global memory.
+Written scalars and local arrays stay in global memory; expanded local scalars (one element per
+iteration of the loops around them) may go to registers.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from core_compiler.scop.model import Scop
+from core_compiler.scop.region import ArrayDecl
 from core_compiler.transform.names import PLAIN, Names
 
 DEFAULT_MAX_SHARED_BYTES = 48 * 1024  # what every CUDA GPU since Kepler gives a block by default
@@ -128,7 +130,13 @@ def promote(
 
 def _arrays(scop: Scop, ext: dict[str, isl.Map]) -> list[str]:
     names = {a.array for s in scop.statements if s.name in ext for a in (*s.reads, *s.writes)}
-    return sorted(n for n in names if next(d for d in scop.arrays if d.name == n).kind == "array")
+    return sorted(n for n in names if _promotable(next(d for d in scop.arrays if d.name == n)))
+
+
+def _promotable(decl: ArrayDecl) -> bool:
+    """Arrays, and scalars expanded over their loops (one element per iteration: `symm`'s
+    `temp2[i][j]` is a register of each thread); not scalars written in the nest, nor local arrays."""
+    return decl.kind == "array" or (decl.kind == "local-scalar" and bool(decl.extents))
 
 
 def _accesses(scop: Scop, ext: dict[str, isl.Map], array: str) -> tuple[isl.UnionMap, isl.UnionMap]:

@@ -14,6 +14,7 @@ from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
 from core_compiler.remarks import Remark, passed
 from core_compiler.source_map import SourceMap
+from core_compiler.transform.gpu_cost import offload_decision
 from core_compiler.transform.gpu_remarks import mapping_remarks
 from core_compiler.transform.profitability import decide
 
@@ -45,16 +46,19 @@ def compile_file(
     stem = Path(fa.path).stem
     for f in fa.functions:
         for sa in f.scops:
-            worth = decide(sa.scop)
+            name = f"{stem}_{f.function.name}" + (f"_{sa.scop.index}" if sa.scop.index else "")
+            worth, mapped = decide(sa.scop), None
+            if worth.decision != "cpu":  # enough work: the cost model weighs the GPU code against the CPU
+                mapped = run_passes(ScopUnit(sa, name), options.passes())
+                worth = offload_decision(mapped.need("gpu"))
             remarks.append(worth.remark)
             if worth.decision == "cpu" and not always_offload:
                 continue
-            name = f"{stem}_{f.function.name}" + (f"_{sa.scop.index}" if sa.scop.index else "")
             codegen: CudaCodegen | OpenclCodegen = OpenclCodegen()
             if target == "cuda":
                 check = None if always_offload else worth.condition_c
                 codegen = CudaCodegen(check, tuple(p.name for p in f.function.params))
-            unit = run_passes(ScopUnit(sa, name), (*options.passes(), codegen))
+            unit = run_passes(mapped, (codegen,)) if mapped else run_passes(ScopUnit(sa, name), (*options.passes(), codegen))
             remarks += mapping_remarks(unit.need("gpu"))
             if target == "cuda":
                 files.update(unit.need("cuda").files(name))

@@ -98,7 +98,7 @@ class MapToGpu:
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
         sa = u.analysis
         gpu = map_to_gpu(sa.scop, u.need("schedule"), self.options, sa.deps)
-        return replace(u, gpu=gpu), [decide(sa.scop).remark, *mapping_remarks(gpu)]
+        return replace(u, gpu=gpu), [offload_decision(gpu).remark, *mapping_remarks(gpu)]
 
     def render(self, u: ScopUnit) -> str:
         return render_mapping(u.need("gpu"))

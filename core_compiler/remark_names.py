@@ -274,19 +274,26 @@ _entry("ReductionParallelized", PASSED, ("gpu-mapping",), GPU,
        "around it is parallel: hexplore runs it in parallel anyway, with atomic additions.",
        "Floating-point sums may then differ from the sequential order in the last bits.")  # fmt: skip
 _entry("KeptOnCpu", MISSED, ("profitability",), GPU,
-       "At the sizes known when compiling, the loop nest executes fewer dynamic instructions than "
-       "the offload threshold (about 2.6 million).",
-       "Launching kernels and moving data would cost more than it saves. "
+       "At the sizes known when compiling, the loop nest stays on the CPU: it executes fewer "
+       "dynamic instructions than the offload threshold (about 2.6 million), or its GPU code "
+       "would take longer than one CPU core by the GPU cost model.",
+       "The message gives the numbers: how many kernels the GPU code launches per call (one per "
+       "iteration of the loops around them), what runs on one GPU thread, the bytes copied, and "
+       "both estimated times (`hexplore analyze --gpu --param NAME=VALUE` shows the whole cost "
+       "report). A loop that must stay sequential around a small parallel one launches a kernel "
+       "per iteration; a longer parallel loop, or making the outer loop parallel, pays. "
        "`hexplore compile --always-offload` generates GPU code anyway.")  # fmt: skip
 _entry("TooLittleWork", MISSED, ("profitability",), GPU,
        "A single loop with a short body is not worth a GPU kernel whatever its trip count.")  # fmt: skip
 _entry("OffloadProfitable", PASSED, ("profitability",), GPU,
        "At the sizes known when compiling, the loop nest does enough work to pay for a GPU "
-       "kernel.")  # fmt: skip
+       "kernel, and the GPU cost model estimates its GPU code faster than one CPU core (both "
+       "times are in the message).")  # fmt: skip
 _entry("RuntimeOffloadCheck", ANALYSIS, ("profitability",), GPU,
        "The amount of work depends on sizes known only when the program runs.",
-       "The generated host code computes the estimate shown in the message first and runs the "
-       "original loops on the CPU when it is below the threshold.")  # fmt: skip
+       "The generated host code computes the estimate shown in the message first, and the GPU "
+       "cost model's estimated GPU and CPU times, and runs the original loops on the CPU when the "
+       "work is below the threshold or the GPU would be slower.")  # fmt: skip
 
 # ---------------------------------------------------------------------------------------- CPU
 

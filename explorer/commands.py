@@ -10,12 +10,16 @@ and exits 2.
 from __future__ import annotations
 
 import math
+import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import islpy as isl
+
 from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file, iter_analyze_file
 from core_compiler.codegen.c import COptions
+from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.compile import CompileResult, compile_file
 from core_compiler.errors import UsageError
 from core_compiler.frontend import ParseOptions
@@ -31,9 +35,12 @@ from core_compiler.runtime.run import (
     run_function,
     timeout_problem,
 )
+from core_compiler.transform.counting import NotCountable
 from core_compiler.transform.cpu_schedule import CpuOptions
-from core_compiler.transform.gpu_mapping import MappingOptions
+from core_compiler.transform.gpu_cost import gpu_cost, ptxas_resources, render_cost, with_registers
+from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions
 from core_compiler.transform.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
+from core_compiler.transform.profitability import decide, fixed_by_context
 from core_compiler.transform.sizes import SizesError, parse_sizes
 
 if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`
@@ -78,18 +85,51 @@ def analyze_progressively(path: str, text: str, parse: ParseOptions) -> Iterator
         yield "\n"
 
 
-def gpu_report(fa: FileAnalysis) -> str:
-    """Per SCoP: the schedule tree and how its kernels are mapped (``hexplore analyze --gpu``)."""
+def gpu_report(fa: FileAnalysis, params: Sequence[str] = (), registers: bool = False) -> str:
+    """Per SCoP: the schedule tree, how its kernels are mapped, and what they cost on the GPU
+    against the CPU (``hexplore analyze --gpu``). `params` (``NAME=VALUE``) are the sizes the
+    cost report evaluates at, and the offload decision is taken at; `registers` runs ``nvcc
+    -Xptxas -v`` on the kernels for registers, spills and occupancy (a second or more)."""
+    sizes = size_params(params)
     out = []
     for f in fa.functions:
         for sa in f.scops:
             trace = Trace()
-            run_passes(ScopUnit(sa, ""), GpuOptions().passes(), trace)
+            unit = run_passes(ScopUnit(sa, ""), GpuOptions().passes(), trace)
             schedule, mapping = trace.records
             out.append(f"\n{sa.scop.name}: schedule tree\n{schedule.text}")
             out.append(f"{sa.scop.name}: GPU kernels\n{mapping.text}")
             out += [remark_text(r) + "\n" for r in mapping.remarks]
+            out.append(_cost_text(unit.need("gpu"), sizes, registers))
     return "".join(out)
+
+
+def size_params(params: Sequence[str]) -> dict[str, int]:
+    """``--param NAME=VALUE`` (integers)."""
+    try:
+        return {k.strip(): int(v) for k, v in (p.split("=", 1) for p in params)}
+    except ValueError:
+        raise CommandError("--param takes NAME=INTEGER") from None
+
+
+def _cost_text(gpu: GpuProgram, sizes: Mapping[str, int], registers: bool) -> str:
+    scop = gpu.scop
+    try:
+        cost = gpu_cost(gpu)
+    except (isl.Error, NotCountable) as e:
+        return f"{scop.name}: GPU cost not counted ({e})\n"
+    note = ""
+    if registers:
+        files = generate_cuda(gpu, "hx")
+        try:
+            cost = with_registers(cost, ptxas_resources(files.kernel_cu, files.kernel_hu, "hx"))
+        except (OSError, RuntimeError, subprocess.SubprocessError) as e:
+            note = f"  registers: ptxas did not run ({str(e).splitlines()[0] if str(e) else type(e).__name__})\n"
+    known = {**fixed_by_context(scop), **{p: v for p, v in sizes.items() if p in scop.params}}
+    text = render_cost(cost, known) + note
+    if set(scop.params) <= set(known) and sizes:
+        text += remark_text(decide(scop, values=known, cost=cost).remark) + "\n"
+    return text
 
 
 # ------------------------------------------------------------------------------- compile
@@ -302,10 +342,7 @@ def derivative_code(req: GradRequest, d: Derivative, target: str) -> str:
 
 def grad_params(params: Sequence[str]) -> dict[str, int]:
     """``--param NAME=VALUE`` of `hexplore grad --check`."""
-    try:
-        return {k.strip(): int(v) for k, v in (p.split("=", 1) for p in params)}
-    except ValueError:
-        raise CommandError("--param takes NAME=INTEGER") from None
+    return size_params(params)
 
 
 @dataclass(frozen=True)

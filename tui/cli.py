@@ -43,7 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     analyze = sub.add_parser("analyze", help="SCoPs, polyhedral model, dependences and remarks")
     _common(analyze)
     analyze.add_argument("--format", choices=sorted(FORMATS), default="text")
-    analyze.add_argument("--gpu", action="store_true", help="also the schedule tree, the GPU kernels, their mapping and memory placement (text format)")
+    analyze.add_argument("--gpu", action="store_true", help="also the schedule tree, the GPU kernels, their mapping and memory placement, and what they cost against the CPU (text format)")
+    analyze.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="with --gpu: a size the GPU cost report and the offload decision are evaluated at")
+    analyze.add_argument("--ptxas", action="store_true", help="with --gpu: registers, spills and occupancy of each kernel from nvcc -Xptxas -v (slow)")
     comp = sub.add_parser("compile", help="schedule, map to the GPU and generate CUDA or OpenCL, or tiled C (--target c)")
     _common(comp)
     comp.add_argument("--target", choices=TARGETS, default="cuda")
@@ -103,7 +105,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return _error(e)
     sys.stdout.write(render_report(fa, args.format))
     if args.gpu and args.format == "text":
-        sys.stdout.write(commands.gpu_report(fa))
+        try:
+            sys.stdout.write(commands.gpu_report(fa, args.param, args.ptxas))
+        except CommandError as e:
+            return _error(e)
     return 0
 
 

@@ -86,6 +86,10 @@ class GpuProgram:
     host_ast: isl.AstNode
     kernels: tuple[Kernel, ...]
     names: Names  # of what the kernels and the host code declare
+    # per kernel name: its instances -> the host loops' values (one launch per value), and its
+    # instances -> its own schedule dims (the mapped band first); what `gpu_cost` counts on
+    host_values: dict[str, isl.UnionMap] = field(default_factory=dict)
+    kernel_schedules: dict[str, isl.UnionMap] = field(default_factory=dict)
 
 
 def map_to_gpu(
@@ -100,7 +104,7 @@ def map_to_gpu(
     root = mapper.visit(schedule.get_root().child(0)) if schedule.get_root().n_children() else schedule.get_root()
     host_schedule = root.get_schedule()
     host_ast = mapper.host_ast(host_schedule)
-    return GpuProgram(scop, schedule, host_ast, tuple(mapper.kernels), names)
+    return GpuProgram(scop, schedule, host_ast, tuple(mapper.kernels), names, mapper.prefixes, mapper.subtrees)
 
 
 @dataclass
@@ -111,6 +115,7 @@ class _Mapper:
     names: Names
     kernels: list[Kernel] = field(default_factory=list)
     prefixes: dict[str, isl.UnionMap] = field(default_factory=dict)  # kernel -> host values
+    subtrees: dict[str, isl.UnionMap] = field(default_factory=dict)  # kernel -> its schedule dims
 
     # --------------------------------------------------------------------------- tree walk
 
@@ -147,6 +152,7 @@ class _Mapper:
         self.prefixes[f"kernel{index}"] = prefix
         host = tuple(self.names.seq("h", _n_out(prefix)))
         subtree = node.get_subtree_schedule_union_map().intersect_domain(domain)
+        self.subtrees[f"kernel{index}"] = subtree
         sched = subtree.intersect_domain(_fix_prefix(prefix, host))
         stmts = tuple(sorted(_names(domain)))
         if not parallel or sched.is_empty():

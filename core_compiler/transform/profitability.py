@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import islpy as isl
 
@@ -34,6 +34,10 @@ from core_compiler.frontend import ir
 from core_compiler.remarks import Remark, analysis, missed, passed
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop
+from core_compiler.transform.counting import pw_aff_c
+
+if TYPE_CHECKING:  # the cost model imports this module; the decision only reads a report
+    from core_compiler.transform.gpu_cost import GpuCost
 
 PASS = "profitability"
 
@@ -43,8 +47,6 @@ DEFAULT_THRESHOLD = 10 * 512 * 512
 MIN_OPS_SINGLE_LOOP = 20
 """Operations per iteration a loop nest of depth one needs to be considered (Polly's `InstCount`)."""
 
-_OP: Any = isl.ast_expr_op_type
-_T: Any = isl.ast_expr_type
 _PARAM: Any = isl.dim_type.param
 
 
@@ -248,52 +250,6 @@ def _term_c(t: Term, space: isl.Space, names: Mapping[str, str]) -> str:
     return " * ".join(factors)
 
 
-def pw_aff_c(pa: isl.PwAff, space: isl.Space, names: Mapping[str, str], wide: bool = False) -> str:
-    """A PwAff over the parameters as a self-contained C expression (no ``floord``/``min`` macros).
-
-    `names` maps isl names to C names; `wide` casts every parameter to ``long long``.
-    """
-    build = isl.AstBuild.from_context(isl.Set.universe(space))
-    return _expr_c(build.expr_from_pw_aff(pa), names, wide)
-
-
-def _expr_c(e: isl.AstExpr, names: Mapping[str, str], wide: bool) -> str:
-    kind = e.get_type()
-    if kind == _T.id:
-        name = names.get(e.get_id().get_name(), e.get_id().get_name())
-        return f"(long long){name}" if wide else name
-    if kind == _T.int:
-        return e.get_val().to_str()
-    args = [_expr_c(e.get_op_arg(i), names, wide) for i in range(e.get_op_n_arg())]
-    return _op_c(e.get_op_type(), args)
-
-
-_BINARY_C = {
-    _OP.and_: "&&", _OP.and_then: "&&", _OP.or_: "||", _OP.or_else: "||", _OP.add: "+",
-    _OP.sub: "-", _OP.mul: "*", _OP.div: "/", _OP.pdiv_q: "/", _OP.pdiv_r: "%", _OP.zdiv_r: "%",
-    _OP.eq: "==", _OP.le: "<=", _OP.lt: "<", _OP.ge: ">=", _OP.gt: ">",
-}  # fmt: skip
-
-
-def _op_c(op: Any, args: list[str]) -> str:
-    if op in _BINARY_C:
-        return f"({args[0]} {_BINARY_C[op]} {args[1]})"
-    if op == _OP.minus:
-        return f"(-{args[0]})"
-    if op in (_OP.cond, _OP.select):
-        return f"({args[0]} ? {args[1]} : {args[2]})"
-    if op in (_OP.max, _OP.min):
-        cmp = ">" if op == _OP.max else "<"
-        out = args[0]
-        for a in args[1:]:
-            out = f"({out} {cmp} {a} ? {out} : {a})"
-        return out
-    if op == _OP.fdiv_q:  # floor division by a positive constant, isl's `floord`
-        n, d = args
-        return f"({n} < 0 ? -((-{n} + {d} - 1) / {d}) : {n} / {d})"
-    raise InternalError(f"isl AST operator {op} in a parameter expression")
-
-
 # ----------------------------------------------------------------------- rendering for people
 
 _Poly = dict[tuple[str, ...], Fraction]
@@ -382,14 +338,23 @@ class Profitability:
     condition_c: str | None
     remark: Remark
     value: int | None = None
+    gpu_seconds: float | None = None  # the cost model's estimates, where sizes were known
+    cpu_seconds: float | None = None
 
 
 def decide(
     scop: Scop,
     options: ProfitabilityOptions | None = None,
     values: Mapping[str, int] | None = None,
+    cost: GpuCost | None = None,
 ) -> Profitability:
-    """Decide whether to offload `scop`; `values` fixes parameters (C names) at compile time."""
+    """Decide whether to offload `scop`; `values` fixes parameters (C names) at compile time.
+
+    With the `cost` of its GPU program (`gpu_cost.gpu_cost`), a SCoP with enough work is also kept
+    on the CPU where the estimated GPU time is not below one CPU core's (``KeptOnCpu`` says why,
+    with the numbers); where sizes are known only at run time, that comparison joins the host
+    code's check.
+    """
     options = options or ProfitabilityOptions()
     known = {**fixed_by_context(scop), **{p: v for p, v in (values or {}).items() if p in scop.params}}
     estimate = estimate_work(scop, known)
@@ -397,8 +362,14 @@ def decide(
     if too_little is not None:
         return Profitability("cpu", estimate, options.threshold, None, too_little)
     if set(estimate.involved()) <= set(known):
-        return _at_compile_time(scop, estimate, options.threshold, known, values or {})
-    return _at_run_time(scop, estimate, options.threshold)
+        first = _at_compile_time(scop, estimate, options.threshold, known, values or {})
+    else:
+        first = _at_run_time(scop, estimate, options.threshold)
+    if cost is None or first.decision == "cpu":
+        return first
+    if set(cost.params.values()) <= set(known):
+        return _weighed(scop, first, cost, known, values or {})
+    return _weighed_at_run_time(scop, first, cost)
 
 
 def static_check(scop: Scop, options: ProfitabilityOptions | None = None) -> Remark | None:
@@ -472,3 +443,44 @@ def _at_run_time(scop: Scop, estimate: WorkEstimate, threshold: int) -> Profitab
         condition=condition,
     )
     return Profitability("runtime", estimate, threshold, condition, r)
+
+
+# ------------------------------------------------------------------------ against the CPU
+
+
+def _weighed(
+    scop: Scop, first: Profitability, cost: GpuCost, known: Mapping[str, int], given: Mapping[str, int]
+) -> Profitability:
+    from core_compiler.transform.gpu_cost import explain, seconds_text
+
+    at = cost.values(known)
+    gpu, cpu = cost.gpu_time().at(at), cost.cpu_time().at(at)
+    where = ", ".join(f"{p} = {v}" for p, v in sorted(given.items()) if p in scop.params)
+    suffix = f" (with {where})" if where else ""
+    args = {**first.remark.args, "gpu_seconds": gpu, "cpu_seconds": cpu}
+    if gpu >= cpu:
+        message = f"kept on the CPU: {explain(cost, at)}{suffix}"
+        r = missed(PASS, "KeptOnCpu", message, scop.range, scop.function, **args)
+        return Profitability("cpu", first.estimate, first.threshold, None, r, first.value, gpu, cpu)
+    message = (
+        f"{first.remark.message}; estimated {seconds_text(gpu)} on the GPU against "
+        f"{seconds_text(cpu)} on {cost.cpu.name}"
+    )
+    r = passed(PASS, "OffloadProfitable", message, scop.range, scop.function, **args)
+    return Profitability(first.decision, first.estimate, first.threshold, None, r, first.value, gpu, cpu)
+
+
+def _weighed_at_run_time(scop: Scop, first: Profitability, cost: GpuCost) -> Profitability:
+    from core_compiler.transform.gpu_cost import faster_on_gpu_c, formula_summary
+
+    faster = faster_on_gpu_c(cost)
+    condition = f"({first.condition_c}) && {faster}" if first.condition_c else faster
+    work = f" when {first.estimate.to_text()} >= {first.threshold} dynamic instructions and" if first.condition_c else " when"
+    message = (
+        f"offload decided at run time: on the GPU{work} the GPU's estimated time is below "
+        f"{cost.cpu.name}'s ({formula_summary(cost)}), else on the CPU; the host code checks this "
+        f"before launching"
+    )
+    args = {**first.remark.args, "condition": condition}
+    r = analysis(PASS, "RuntimeOffloadCheck", message, scop.range, scop.function, **args)
+    return Profitability("runtime", first.estimate, first.threshold, condition, r)

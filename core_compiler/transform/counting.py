@@ -43,6 +43,10 @@ _T: Any = isl.ast_expr_type
 MAX_PIECES = 256
 """Pieces of one summation step beyond which a count falls back to the box over-approximation."""
 
+COUNT_OPERATIONS = int(__import__("os").environ.get("HX_COUNT_OPS", "150000"))
+"""isl operations one exact count may take (skewed stencils' thread counts took seconds) before
+it falls back to the box over-approximation."""
+
 
 class NotCountable(Exception):
     """The exact count would take too many pieces or isl's budget ran out: a box is used instead."""
@@ -388,13 +392,21 @@ def sum_over(s: isl.Set, f: Poly | Count) -> Count:
     s = _named(s)
     summand = Count(((isl.Set.universe(isl.Space.params_alloc(s.get_ctx(), 0)), f),)) if isinstance(f, Poly) else f
     dims = [str(s.get_dim_name(_SET, i)) for i in range(s.dim(_SET))]
+    ctx = s.get_ctx()
+    budget = ctx.get_max_operations()
+    ctx.reset_operations()
+    ctx.set_max_operations(COUNT_OPERATIONS)
     try:
         out = Count(())
         for where, poly in summand.pieces:
             out = out + _sum_piece(_restrict(s, where, dims), poly, dims)
         return out
-    except (NotCountable, isl.Error):
-        return _box_sum(s, summand, dims)
+    except (NotCountable, isl.Error, TypeError):  # TypeError: a value isl left undefined when its budget ran out
+        pass
+    finally:
+        ctx.set_max_operations(budget)
+        ctx.reset_operations()
+    return _box_sum(s, summand, dims)
 
 
 def _named(s: isl.Set) -> isl.Set:

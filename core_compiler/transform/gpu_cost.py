@@ -522,6 +522,11 @@ def _with_host(prefix: isl.UnionMap, other: isl.UnionMap, host: tuple[str, ...],
     return out.coalesce()
 
 
+MAX_GRID_PIECES = 8
+"""Pieces of a launch's grid size beyond which the threads are counted on the blocks with work
+(those of a skewed band's grid box, summed piece by piece over the launches, took seconds)."""
+
+
 def _threads(scop: Scop, k: Kernel, prefix: isl.UnionMap, subtree: isl.UnionMap, launches: isl.Set) -> Count:
     """Threads over all launches: per launch the box of block tiles times the block's threads."""
     n = len(k.tile)
@@ -539,7 +544,12 @@ def _threads(scop: Scop, k: Kernel, prefix: isl.UnionMap, subtree: isl.UnionMap,
             cap = isl.PwAff.val_on_domain(hi.domain(), isl.Val.int_from_si(scop.ctx, k.shape.grid[i]))
             extent = extent.min(cap)
         per_launch = per_launch * from_pw_aff(extent.coalesce())
-    return sum_over(launches, per_launch) if k.host_params else per_launch
+    if not k.host_params:
+        return per_launch
+    if len(per_launch.pieces) > MAX_GRID_PIECES:  # skewed bands: summing each piece took seconds
+        tiles = count(grid).scale(math.prod(k.block))
+        return Count(tiles.pieces, exact=False)
+    return sum_over(launches, per_launch)
 
 
 def _thread_x_iterator(scop: Scop, k: Kernel, subtree: isl.UnionMap, statement: str) -> tuple[int, int] | None:

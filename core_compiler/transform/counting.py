@@ -43,7 +43,7 @@ _T: Any = isl.ast_expr_type
 MAX_PIECES = 256
 """Pieces of one summation step beyond which a count falls back to the box over-approximation."""
 
-COUNT_OPERATIONS = int(__import__("os").environ.get("HX_COUNT_OPS", "150000"))
+COUNT_OPERATIONS = 150_000
 """isl operations one exact count may take (skewed stencils' thread counts took seconds) before
 it falls back to the box over-approximation."""
 

@@ -86,8 +86,9 @@ def own_local_arrays(scop: Scop) -> frozenset[str]:
 def outer_declarations(scop: Scop) -> list[str]:
     """Scalars declared at the SCoP's top level (outside its loops), now declared before it."""
     seen: dict[str, str] = {}
+    buffers = {a.name for a in scop.arrays if a.kind == "local-scalar" and a.extents}  # one per iteration
     for s in scop.region.stmts:
-        if isinstance(s, ir.Decl) and not isinstance(s.type, ir.Array):
+        if isinstance(s, ir.Decl) and not isinstance(s.type, ir.Array) and s.name not in buffers:
             seen.setdefault(s.name, str(s.type))
     for a in scop.arrays:
         if a.kind == "local-scalar" and not a.extents:

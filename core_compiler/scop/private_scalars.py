@@ -47,7 +47,7 @@ def private_scalars(function: ir.Function, region: tuple[ir.Stmt, ...]) -> dict[
 def _candidates(function: ir.Function, region: tuple[ir.Stmt, ...]) -> set[str]:
     """Local scalars written in `region`, declared and mentioned outside it only by a declaration."""
     inside = {id(s) for s in _all(region)}
-    declared = {s.name for s in _all(function.body) if _bare_scalar(s)}
+    declared = {s.name for s in _all(function.body) if isinstance(s, ir.Decl) and _bare_scalar(s)}
     written = {s.target.name for s in _all(region) if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var)}
     names = (declared & written) - {p.name for p in function.inputs}
     for s in _all(function.body):

@@ -135,3 +135,20 @@ def test_on_the_gpu_the_private_scalar_is_a_register(path: str, tmp_path: Path) 
     kernels = "".join(text for name, text in result.files.items() if name.endswith("symm_kernel.cu"))
     assert "private_temp2" in kernels and "temp2[" not in kernels.replace("private_temp2[", ""), kernels[:3000]
     nvcc_compiles({name: text for name, text in result.files.items() if "_symm_" in name}, tmp_path)
+
+
+def test_a_scalar_read_in_a_while_condition_after_the_loops_stays_one_variable() -> None:
+    src = """
+void f(int n, double a[n], double b[n]) {
+  double t;
+  for (int i = 0; i < n; i++) {
+    t = a[i] * 2;
+    b[i] = t;
+  }
+  while (t > 1) b[0] = b[0] / 2;
+}
+"""
+    fa = analyze(src)
+    f = fa.function("f")
+    assert f is not None
+    assert all(len(a.extents) == 0 for sa in f.scops for a in sa.scop.arrays if a.name == "t")

@@ -52,13 +52,23 @@ def _candidates(function: ir.Function, region: tuple[ir.Stmt, ...]) -> set[str]:
     names = (declared & written) - {p.name for p in function.inputs}
     for s in _all(function.body):
         if id(s) not in inside:
-            names -= _mentioned(s, include_decl_name=False)
+            names -= _mentioned(s, include_decl_name=False) | _unlowered_words(function, s)
     return {n for n in names if not _escapes(function.text, n)}
 
 
 def _bare_scalar(s: ir.Stmt) -> bool:
     """``double t;``: a scalar declared without a value (the region's own top may declare it)."""
     return isinstance(s, ir.Decl) and isinstance(s.type, ir.Scalar) and s.init is None
+
+
+def _unlowered_words(function: ir.Function, s: ir.Stmt) -> set[str]:
+    """The words on the source lines of what the front end did not lower (an opaque statement, a
+    `while` loop's header), which may mention anything."""
+    if not isinstance(s, ir.OpaqueStmt | ir.OtherLoop):
+        return set()
+    rng = s.range if isinstance(s, ir.OpaqueStmt) else s.header_range
+    lines = function.text.splitlines()[rng.line - function.range.line : rng.end_line - function.range.line + 1]
+    return set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines))) if lines or not function.text else {"*"}
 
 
 def _escapes(text: str, name: str) -> bool:

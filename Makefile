@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-long lint typecheck pytest bench bench-cpu clean
+.PHONY: run test test-fast test-long lint typecheck pytest bench bench-cpu bench-gpu clean
 
 $(STAMP): pyproject.toml
 	@command -v nvim >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
@@ -55,6 +55,14 @@ bench-cpu: $(STAMP)
 	  (apt-get update -qq && apt-get install -y -qq clang-16 libpolly-16-dev) >/dev/null 2>&1) || \
 	  echo "note: clang-16 and libpolly-16-dev could not be installed; the Polly column will say n/a"
 	$(BIN)/python benchmarks/bench_cpu.py $(BENCH_ARGS)
+
+# The GPU table: hexplore's CUDA C on the 30 PolyBench kernels linked into PolyBench's main, against
+# gcc -O3 on one core, hexplore at BASELINE=REV (optional) and PPCG's recorded H100 times. Prepares
+# gpu_bundle/ (ignored by git); where nvidia-smi sees a GPU it then builds, checks and times it into
+# out/bench_gpu/, else it prints what the bundle holds: carry gpu_bundle to a GPU machine and run
+# `bash benchmarks/gpu/session.sh` there (benchmarks/bench_gpu.py says more).
+bench-gpu: $(STAMP)
+	$(BIN)/python benchmarks/bench_gpu.py $(if $(BASELINE),--baseline-rev $(BASELINE)) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from core_compiler.analysis import FileAnalysis
 from core_compiler.codegen.c import COptions, generate_c
+from core_compiler.codegen.cuda import host_header, host_parameter
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
 from core_compiler.remarks import Remark, passed
 from core_compiler.source_map import SourceMap
@@ -57,12 +58,14 @@ def compile_file(
             codegen: CudaCodegen | OpenclCodegen = OpenclCodegen()
             if target == "cuda":
                 check = None if always_offload else worth.condition_c
-                codegen = CudaCodegen(check, tuple(p.name for p in f.function.params))
+                codegen = CudaCodegen(check, tuple(host_parameter(p) for p in f.function.params))  # the original's ABI
             unit = run_passes(mapped, (codegen,)) if mapped else run_passes(ScopUnit(sa, name), (*options.passes(), codegen))
             remarks += mapping_remarks(unit.need("gpu"))
             if target == "cuda":
                 files.update(unit.need("cuda").files(name))
                 maps.update(unit.need("cuda").source_maps(name))
+                files[f"{name}_host.h"] = host_header(f.function, unit.need("cuda").host_params, name)
+                maps[f"{name}_host.h"] = SourceMap()
             else:
                 files[f"{name}.cl"] = unit.need("opencl").source
                 maps[f"{name}.cl"] = unit.need("opencl").source_map

@@ -21,10 +21,11 @@ KERNEL_SUITE = suite()
 def test_generated_cuda_compiles_with_nvcc(kernel: dict[str, object], tmp_path) -> None:  # type: ignore[no-untyped-def]
     fa = analyze_file(str(KERNELS / str(kernel["file"])), only=str(kernel["function"]))
     result = compile_file(fa, "cuda", always_offload=True)
-    assert {n.rsplit("_", 1)[-1] for n in result.files} == {"kernel.cu", "kernel.hu", "host.cu"}
+    assert {n.rsplit("_", 1)[-1] for n in result.files} == {"kernel.cu", "kernel.hu", "host.cu", "host.h"}
     for name, text in result.files.items():
         (tmp_path / name).write_text(text)
-    units = sorted(n for n in result.files if n.endswith(".cu"))
+    # the host function's header first: a definition that differs from it does not compile
+    units = sorted(n for n in result.files if n.endswith("_host.h")) + sorted(n for n in result.files if n.endswith(".cu"))
     (tmp_path / "all.cu").write_text("".join(f'#include "{n}"\n' for n in units))
     assert NVCC is not None
     proc = subprocess.run([NVCC, "-c", "-o", str(tmp_path / "all.o"), str(tmp_path / "all.cu")], capture_output=True, text=True, timeout=300)

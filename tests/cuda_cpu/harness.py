@@ -21,6 +21,7 @@ batch that does not compile is built again case by case, so that the error is th
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
@@ -348,8 +349,10 @@ def without_fiber_warning(stderr: str) -> str:
 
 @functools.cache
 def _work_dir() -> Path:
-    """A private directory (0700) for this process's sources and executables."""
-    return Path(tempfile.mkdtemp(prefix="hexplore-cuda-cpu-"))
+    """A private directory (0700) for this process's sources and executables, removed at exit."""
+    path = Path(tempfile.mkdtemp(prefix="hexplore-cuda-cpu-"))
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 def _env() -> dict[str, str]:

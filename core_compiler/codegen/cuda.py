@@ -8,6 +8,7 @@ so nvcc — rejects VLA parameters as written.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -116,7 +117,11 @@ def _param(spec: KernelArgSpec) -> str:
 
 
 def _signature(k: Kernel, args: tuple[KernelArgSpec, ...]) -> str:
-    return f"__global__ void {k.name}({', '.join(_param(a) for a in args)})"
+    """With the block's thread count as launch bounds: nvcc then keeps the registers per thread
+    within what a block of that size may have (correlation's 512-thread kernel took 164 and failed
+    with "too many resources requested for launch" on an H100)."""
+    threads = math.prod(k.block) if k.parallel else 1
+    return f"__global__ void __launch_bounds__({threads}) {k.name}({', '.join(_param(a) for a in args)})"
 
 
 def _kernel(k: Kernel, args: tuple[KernelArgSpec, ...], printer: KernelPrinter) -> str:

@@ -4,19 +4,47 @@
 #define hx_min(x, y) ((x) < (y) ? (x) : (y))
 #define hx_max(x, y) ((x) > (y) ? (x) : (y))
 
-__kernel void kernel0(__global double *restrict A, __global double *restrict B, __global double *restrict C, __global double *restrict D, __global double *restrict tmp, int ni, int nj, int nk, int nl, double alpha, double beta, int o0)
+__kernel void kernel0(__global double *restrict A, __global double *restrict B, __global double *restrict C, __global double *restrict D, __global double *restrict tmp, int ni, int nj, int nk, int nl, double alpha, double beta, int o0, int o1)
 {
-  int b0 = get_group_id(0) + o0;
-  int t0 = get_local_id(0);
-  __local double shared_tmp[32][32];
-  if (nj + nl >= 1 && b0 >= 0 && ni >= 32 * b0 + 1) {
-    if (nj >= 1 && nk + nl >= 1) {
+  int b0 = get_group_id(1) + o0;
+  int b1 = get_group_id(0) + o1;
+  int t0 = get_local_id(1);
+  int t1 = get_local_id(0);
+  __local double shared_A[32][32];
+  __local double shared_B[32][32];
+  double private_tmp[2][1];
+  if (nk >= 1 && b0 >= 0 && ni >= 32 * b0 + 1 && b1 >= 0 && nj >= 32 * b1 + 1) {
+    {
+      int T0 = (32 * b0);
+      int T1 = (32 * b1);
+      int T2 = (0);
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = tmp[((T0 + t0)) * (nj) + (T1 + t1)];
+        if (ni >= T0 + t0 + 17) {
+          private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = tmp[((T0 + t0 + 16)) * (nj) + (T1 + t1)];
+        }
+      }
+    }
+  }
+  if (b0 >= 0 && ni >= 32 * b0 + 1 && b1 >= 0 && nj >= 32 * b1 + 1) {
+    if (nk >= 1) {
       {
         int T0 = (32 * b0);
-        int T1 = (0);
-        if (nj >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
-            shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))] = tmp[((c0)) * (nj) + (T1 + t0)];
+        int T1 = (32 * b1);
+        int T2 = (0);
+        if (nk >= T2 + t1 + 1) {
+          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
+            shared_A[(c0) - ((T0))][(T2 + t1) - ((T2))] = A[((c0)) * (nk) + (T2 + t1)];
+          }
+        }
+      }
+      {
+        int T0 = (32 * b0);
+        int T1 = (32 * b1);
+        int T2 = (0);
+        if (nj >= T1 + t1 + 1) {
+          for (int c0 = T2 + t0; c0 <= hx_min(T2 + 31, nk - 1); c0 += 16) {
+            shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))] = B[((c0)) * (nj) + (T1 + t1)];
           }
         }
       }
@@ -24,137 +52,230 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict B, 
     barrier(CLK_LOCAL_MEM_FENCE);
     {
       int T0 = (32 * b0);
-      int T1 = (0);
-      if (T1 == 0 && nl >= 1 && ni >= T0 + t0 + 1) {
-        if (nj >= 1) {
-          shared_tmp[(T0 + t0) - ((T0))][(0) - ((0))] = 0.0;
-          for (int c3 = 0; c3 < nk; c3++) {
-            shared_tmp[(T0 + t0) - ((T0))][(0) - ((0))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (0)]);
-          }
-        }
-        for (int c3 = 0; c3 < nl; c3++) {
-          D[((T0 + t0)) * (nl) + (c3)] *= beta;
-          if (nj >= 1) {
-            D[((T0 + t0)) * (nl) + (c3)] += (shared_tmp[(T0 + t0) - ((T0))][(0) - ((0))] * C[((0)) * (nl) + (c3)]);
-          }
-        }
-        for (int c1 = 1; c1 <= hx_min(31, nj - 1); c1++) {
-          shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] = 0.0;
-          for (int c3 = 0; c3 < nk; c3++) {
-            shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (c1)]);
-          }
-          for (int c3 = 0; c3 < nl; c3++) {
-            D[((T0 + t0)) * (nl) + (c3)] += (shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] * C[((c1)) * (nl) + (c3)]);
-          }
-        }
-      } else {
-        if (T1 >= 32 && ni >= T0 + t0 + 1 && T1 % 32 == 0) {
-          for (int c1 = T1; c1 <= hx_min(T1 + 31, nj - 1); c1++) {
-            shared_tmp[(T0 + t0) - ((T0))][(c1) - ((T1))] = 0.0;
-            for (int c3 = 0; c3 < nk; c3++) {
-              shared_tmp[(T0 + t0) - ((T0))][(c1) - ((T1))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (c1)]);
+      int T1 = (32 * b1);
+      int T2 = (0);
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        for (int c0 = T2; c0 <= hx_min(T2 + 31, nk - 1); c0++) {
+          if (T2 % 32 == 0) {
+            if (T2 == 0 && c0 == 0) {
+              private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
             }
-            for (int c3 = 0; c3 < nl; c3++) {
-              D[((T0 + t0)) * (nl) + (c3)] += (shared_tmp[(T0 + t0) - ((T0))][(c1) - ((T1))] * C[((c1)) * (nl) + (c3)]);
-            }
-          }
-        } else {
-          if (T1 == 0 && nl == 0 && ni >= T0 + t0 + 1) {
-            for (int c1 = 0; c1 <= hx_min(31, nj - 1); c1++) {
-              shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] = 0.0;
-              for (int c3 = 0; c3 < nk; c3++) {
-                shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (c1)]);
+            private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+            if (ni >= T0 + t0 + 17) {
+              if (T2 == 0 && c0 == 0) {
+                private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
               }
+              private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
             }
+          }
+        }
+        if (T2 == 0 && nk == 0) {
+          private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
+          if (ni >= T0 + t0 + 17) {
+            private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
           }
         }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    for (int c3 = 32; c3 < nk; c3 += 32) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (32 * b1);
+        int T2 = (c3);
+        if (nk >= T2 + t1 + 1) {
+          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
+            shared_A[(c0) - ((T0))][(T2 + t1) - ((T2))] = A[((c0)) * (nk) + (T2 + t1)];
+          }
+        }
+      }
+      {
+        int T0 = (32 * b0);
+        int T1 = (32 * b1);
+        int T2 = (c3);
+        if (nj >= T1 + t1 + 1) {
+          for (int c0 = T2 + t0; c0 <= hx_min(T2 + 31, nk - 1); c0 += 16) {
+            shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))] = B[((c0)) * (nj) + (T1 + t1)];
+          }
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      {
+        int T0 = (32 * b0);
+        int T1 = (32 * b1);
+        int T2 = (c3);
+        if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+          for (int c0 = T2; c0 <= hx_min(T2 + 31, nk - 1); c0++) {
+            if (T2 % 32 == 0) {
+              if (T2 == 0 && c0 == 0) {
+                private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
+              }
+              private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+              if (ni >= T0 + t0 + 17) {
+                if (T2 == 0 && c0 == 0) {
+                  private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
+                }
+                private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+              }
+            }
+          }
+          if (T2 == 0 && nk == 0) {
+            private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
+            if (ni >= T0 + t0 + 17) {
+              private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;
+            }
+          }
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    {
+      int T0 = (32 * b0);
+      int T1 = (32 * b1);
+      int T2 = (0);
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        tmp[((T0 + t0)) * (nj) + (T1 + t1)] = private_tmp[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
+        if (ni >= T0 + t0 + 17) {
+          tmp[((T0 + t0 + 16)) * (nj) + (T1 + t1)] = private_tmp[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
+        }
+      }
+    }
+  }
+}
+
+__kernel void kernel1(__global double *restrict A, __global double *restrict B, __global double *restrict C, __global double *restrict D, __global double *restrict tmp, int ni, int nj, int nk, int nl, double alpha, double beta, int o0, int o1)
+{
+  int b0 = get_group_id(1) + o0;
+  int b1 = get_group_id(0) + o1;
+  int t0 = get_local_id(1);
+  int t1 = get_local_id(0);
+  __local double shared_C[32][32];
+  double private_D[2][1];
+  __local double shared_tmp[32][32];
+  if (b0 >= 0 && ni >= 32 * b0 + 1 && b1 >= 0 && nl >= 32 * b1 + 1) {
+    {
+      int T0 = (32 * b0);
+      int T1 = (32 * b1);
+      int T2 = (0);
+      if (ni >= T0 + t0 + 1 && nl >= T1 + t1 + 1) {
+        private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = D[((T0 + t0)) * (nl) + (T1 + t1)];
+        if (ni >= T0 + t0 + 17) {
+          private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = D[((T0 + t0 + 16)) * (nl) + (T1 + t1)];
+        }
+      }
+    }
     if (nj >= 1) {
       {
         int T0 = (32 * b0);
-        int T1 = (0);
-        if (nj >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
-            tmp[((c0)) * (nj) + (T1 + t0)] = shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))];
+        int T1 = (32 * b1);
+        int T2 = (0);
+        if (nl >= T1 + t1 + 1) {
+          for (int c0 = T2 + t0; c0 <= hx_min(T2 + 31, nj - 1); c0 += 16) {
+            shared_C[(c0) - ((T2))][(T1 + t1) - ((T1))] = C[((c0)) * (nl) + (T1 + t1)];
+          }
+        }
+      }
+      {
+        int T0 = (32 * b0);
+        int T1 = (32 * b1);
+        int T2 = (0);
+        if (nj >= T2 + t1 + 1) {
+          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
+            shared_tmp[(c0) - ((T0))][(T2 + t1) - ((T2))] = tmp[((c0)) * (nj) + (T2 + t1)];
           }
         }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int c2 = 32; c2 < nj; c2 += 32) {
-      if (nk + nl >= 1) {
-        {
-          int T0 = (32 * b0);
-          int T1 = (c2);
-          if (nj >= T1 + t0 + 1) {
-            for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
-              shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))] = tmp[((c0)) * (nj) + (T1 + t0)];
+    {
+      int T0 = (32 * b0);
+      int T1 = (32 * b1);
+      int T2 = (0);
+      if (ni >= T0 + t0 + 1 && nl >= T1 + t1 + 1) {
+        for (int c0 = T2; c0 <= hx_min(T2 + 31, nj - 1); c0++) {
+          if (T2 % 32 == 0) {
+            if (T2 == 0 && c0 == 0) {
+              private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
             }
+            private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += (shared_tmp[(T0 + t0) - ((T0))][(c0) - ((T2))] * shared_C[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+            if (ni >= T0 + t0 + 17) {
+              if (T2 == 0 && c0 == 0) {
+                private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+              }
+              private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += (shared_tmp[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))] * shared_C[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+            }
+          }
+        }
+        if (T2 == 0 && nj == 0) {
+          private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+          if (ni >= T0 + t0 + 17) {
+            private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+          }
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int c3 = 32; c3 < nj; c3 += 32) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (32 * b1);
+        int T2 = (c3);
+        if (nl >= T1 + t1 + 1) {
+          for (int c0 = T2 + t0; c0 <= hx_min(T2 + 31, nj - 1); c0 += 16) {
+            shared_C[(c0) - ((T2))][(T1 + t1) - ((T1))] = C[((c0)) * (nl) + (T1 + t1)];
+          }
+        }
+      }
+      {
+        int T0 = (32 * b0);
+        int T1 = (32 * b1);
+        int T2 = (c3);
+        if (nj >= T2 + t1 + 1) {
+          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
+            shared_tmp[(c0) - ((T0))][(T2 + t1) - ((T2))] = tmp[((c0)) * (nj) + (T2 + t1)];
           }
         }
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       {
         int T0 = (32 * b0);
-        int T1 = (c2);
-        if (T1 == 0 && nl >= 1 && ni >= T0 + t0 + 1) {
-          if (nj >= 1) {
-            shared_tmp[(T0 + t0) - ((T0))][(0) - ((0))] = 0.0;
-            for (int c3 = 0; c3 < nk; c3++) {
-              shared_tmp[(T0 + t0) - ((T0))][(0) - ((0))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (0)]);
-            }
-          }
-          for (int c3 = 0; c3 < nl; c3++) {
-            D[((T0 + t0)) * (nl) + (c3)] *= beta;
-            if (nj >= 1) {
-              D[((T0 + t0)) * (nl) + (c3)] += (shared_tmp[(T0 + t0) - ((T0))][(0) - ((0))] * C[((0)) * (nl) + (c3)]);
-            }
-          }
-          for (int c1 = 1; c1 <= hx_min(31, nj - 1); c1++) {
-            shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] = 0.0;
-            for (int c3 = 0; c3 < nk; c3++) {
-              shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (c1)]);
-            }
-            for (int c3 = 0; c3 < nl; c3++) {
-              D[((T0 + t0)) * (nl) + (c3)] += (shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] * C[((c1)) * (nl) + (c3)]);
-            }
-          }
-        } else {
-          if (T1 >= 32 && ni >= T0 + t0 + 1 && T1 % 32 == 0) {
-            for (int c1 = T1; c1 <= hx_min(T1 + 31, nj - 1); c1++) {
-              shared_tmp[(T0 + t0) - ((T0))][(c1) - ((T1))] = 0.0;
-              for (int c3 = 0; c3 < nk; c3++) {
-                shared_tmp[(T0 + t0) - ((T0))][(c1) - ((T1))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (c1)]);
+        int T1 = (32 * b1);
+        int T2 = (c3);
+        if (ni >= T0 + t0 + 1 && nl >= T1 + t1 + 1) {
+          for (int c0 = T2; c0 <= hx_min(T2 + 31, nj - 1); c0++) {
+            if (T2 % 32 == 0) {
+              if (T2 == 0 && c0 == 0) {
+                private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
               }
-              for (int c3 = 0; c3 < nl; c3++) {
-                D[((T0 + t0)) * (nl) + (c3)] += (shared_tmp[(T0 + t0) - ((T0))][(c1) - ((T1))] * C[((c1)) * (nl) + (c3)]);
-              }
-            }
-          } else {
-            if (T1 == 0 && nl == 0 && ni >= T0 + t0 + 1) {
-              for (int c1 = 0; c1 <= hx_min(31, nj - 1); c1++) {
-                shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] = 0.0;
-                for (int c3 = 0; c3 < nk; c3++) {
-                  shared_tmp[(T0 + t0) - ((T0))][(c1) - ((0))] += ((alpha * A[((T0 + t0)) * (nk) + (c3)]) * B[((c3)) * (nj) + (c1)]);
+              private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += (shared_tmp[(T0 + t0) - ((T0))][(c0) - ((T2))] * shared_C[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+              if (ni >= T0 + t0 + 17) {
+                if (T2 == 0 && c0 == 0) {
+                  private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
                 }
+                private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += (shared_tmp[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))] * shared_C[(c0) - ((T2))][(T1 + t1) - ((T1))]);
               }
+            }
+          }
+          if (T2 == 0 && nj == 0) {
+            private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+            if (ni >= T0 + t0 + 17) {
+              private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
             }
           }
         }
       }
       barrier(CLK_LOCAL_MEM_FENCE);
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (nj >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, ni - 1); c0++) {
-            tmp[((c0)) * (nj) + (T1 + t0)] = shared_tmp[(c0) - ((T0))][(T1 + t0) - ((T1))];
-          }
+    }
+    {
+      int T0 = (32 * b0);
+      int T1 = (32 * b1);
+      int T2 = (0);
+      if (ni >= T0 + t0 + 1 && nl >= T1 + t1 + 1) {
+        D[((T0 + t0)) * (nl) + (T1 + t1)] = private_D[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
+        if (ni >= T0 + t0 + 17) {
+          D[((T0 + t0 + 16)) * (nl) + (T1 + t1)] = private_D[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
         }
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
 }

@@ -9,7 +9,17 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
   int b0 = get_group_id(0) + o0;
   int t0 = get_local_id(0);
   __local double shared_A[32][32];
+  double private_t[1];
   __local double shared_x[32];
+  if (n >= 1 && b0 >= 0 && m >= 32 * b0 + 1) {
+    {
+      int T0 = (32 * b0);
+      int T1 = (0);
+      if (m >= T0 + t0 + 1) {
+        private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = t[((T0 + t0) - (0))];
+      }
+    }
+  }
   if (b0 >= 0 && m >= 32 * b0 + 1) {
     if (n >= 1) {
       {
@@ -34,11 +44,11 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
       int T0 = (32 * b0);
       int T1 = (0);
       if (T1 == 0 && m >= T0 + t0 + 1) {
-        t[((T0 + t0) - (0))] = 0.0;
+        private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
       }
       if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
-        for (int c1 = T1; c1 <= hx_min(T1 + 31, n - 1); c1++) {
-          t[((T0 + t0) - (0))] += (shared_A[(T0 + t0) - ((T0))][(c1) - ((T1))] * shared_x[(c1) - ((T1))]);
+        for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (shared_A[(T0 + t0) - ((T0))][(c0) - ((T1))] * shared_x[(c0) - ((T1))]);
         }
       }
     }
@@ -65,15 +75,22 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
         int T0 = (32 * b0);
         int T1 = (c2);
         if (T1 == 0 && m >= T0 + t0 + 1) {
-          t[((T0 + t0) - (0))] = 0.0;
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
         }
         if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
-          for (int c1 = T1; c1 <= hx_min(T1 + 31, n - 1); c1++) {
-            t[((T0 + t0) - (0))] += (shared_A[(T0 + t0) - ((T0))][(c1) - ((T1))] * shared_x[(c1) - ((T1))]);
+          for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (shared_A[(T0 + t0) - ((T0))][(c0) - ((T1))] * shared_x[(c0) - ((T1))]);
           }
         }
       }
       barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    {
+      int T0 = (32 * b0);
+      int T1 = (0);
+      if (m >= T0 + t0 + 1) {
+        t[((T0 + t0) - (0))] = private_t[(((T0 + t0)) - ((T0)) - t0) / 32];
+      }
     }
   }
 }
@@ -82,48 +99,69 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
 {
   int b0 = get_group_id(0) + o0;
   int t0 = get_local_id(0);
+  __local double shared_t[32];
   double private_y[1];
   if (m >= 1 && b0 >= 0 && n >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
       int T1 = (0);
       if (n >= T0 + t0 + 1) {
-        private_y[(((T0 + t0)) - ((T0))) / 32] = y[(T0 + t0)];
+        private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = y[(T0 + t0)];
       }
     }
   }
   if (b0 >= 0 && n >= 32 * b0 + 1) {
+    if (m >= 1) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (0);
+        if (m >= T1 + t0 + 1) {
+          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     {
       int T0 = (32 * b0);
       int T1 = (0);
       if (T1 == 0 && n >= T0 + t0 + 1) {
-        private_y[(((T0 + t0)) - ((T0))) / 32] = 0.0;
+        private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
       }
       if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
-        for (int c1 = T1; c1 <= hx_min(T1 + 31, m - 1); c1++) {
-          private_y[(((T0 + t0)) - ((T0))) / 32] += (A[((c1)) * (n) + (T0 + t0)] * t[((c1) - (0))]);
+        for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
+          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
         }
       }
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (int c2 = 32; c2 < m; c2 += 32) {
       {
         int T0 = (32 * b0);
         int T1 = (c2);
+        if (m >= T1 + t0 + 1) {
+          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
         if (T1 == 0 && n >= T0 + t0 + 1) {
-          private_y[(((T0 + t0)) - ((T0))) / 32] = 0.0;
+          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
         }
         if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
-          for (int c1 = T1; c1 <= hx_min(T1 + 31, m - 1); c1++) {
-            private_y[(((T0 + t0)) - ((T0))) / 32] += (A[((c1)) * (n) + (T0 + t0)] * t[((c1) - (0))]);
+          for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
           }
         }
       }
+      barrier(CLK_LOCAL_MEM_FENCE);
     }
     {
       int T0 = (32 * b0);
       int T1 = (0);
       if (n >= T0 + t0 + 1) {
-        y[(T0 + t0)] = private_y[(((T0 + t0)) - ((T0))) / 32];
+        y[(T0 + t0)] = private_y[(((T0 + t0)) - ((T0)) - t0) / 32];
       }
     }
   }

@@ -55,20 +55,20 @@ __kernel void kernel4(__global double *restrict d, __global double *restrict dot
     {
       int T0 = (32 * b0);
       if (n >= T0 + t0 + 1) {
-        private_d[(((T0 + t0)) - ((T0))) / 32] = d[(T0 + t0)];
+        private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = d[(T0 + t0)];
       }
     }
     {
       int T0 = (32 * b0);
       if (n >= T0 + t0 + 1) {
-        private_d[(((T0 + t0)) - ((T0))) / 32] = (x[(T0 + t0)] - y[(T0 + t0)]);
-        hx_atomic_add_double(&ss[0], (private_d[(((T0 + t0)) - ((T0))) / 32] * private_d[(((T0 + t0)) - ((T0))) / 32]));
+        private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = (x[(T0 + t0)] - y[(T0 + t0)]);
+        hx_atomic_add_double(&ss[0], (private_d[(((T0 + t0)) - ((T0)) - t0) / 32] * private_d[(((T0 + t0)) - ((T0)) - t0) / 32]));
       }
     }
     {
       int T0 = (32 * b0);
       if (n >= T0 + t0 + 1) {
-        d[(T0 + t0)] = private_d[(((T0 + t0)) - ((T0))) / 32];
+        d[(T0 + t0)] = private_d[(((T0 + t0)) - ((T0)) - t0) / 32];
       }
     }
   }

@@ -18,9 +18,10 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict B, 
       int T0 = (32 * b0);
       int T1 = (32 * b1);
       int T2 = (0);
-      if (nj >= T1 + t1 + 1) {
-        for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-          private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] = C[((c0)) * (50) + (T1 + t1)];
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = C[((T0 + t0)) * (50) + (T1 + t1)];
+        if (ni >= T0 + t0 + 17) {
+          private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = C[((T0 + t0 + 16)) * (50) + (T1 + t1)];
         }
       }
     }
@@ -51,19 +52,25 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict B, 
       int T0 = (32 * b0);
       int T1 = (32 * b1);
       int T2 = (0);
-      if (T2 == 0 && nj >= T1 + t1 + 1) {
-        for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-          private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] *= beta;
-          for (int c2 = 0; c2 <= hx_min(31, nk - 1); c2++) {
-            private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((0))]) * shared_B[(c2) - ((0))][(T1 + t1) - ((T1))]);
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        for (int c0 = T2; c0 <= hx_min(T2 + 31, nk - 1); c0++) {
+          if (T2 % 32 == 0) {
+            if (T2 == 0 && c0 == 0) {
+              private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+            }
+            private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+            if (ni >= T0 + t0 + 17) {
+              if (T2 == 0 && c0 == 0) {
+                private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+              }
+              private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+            }
           }
         }
-      } else {
-        if (T2 >= 32 && nj >= T1 + t1 + 1 && T2 % 32 == 0) {
-          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-            for (int c2 = T2; c2 <= hx_min(T2 + 31, nk - 1); c2++) {
-              private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((T2))]) * shared_B[(c2) - ((T2))][(T1 + t1) - ((T1))]);
-            }
+        if (T2 == 0 && nk <= 0) {
+          private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+          if (ni >= T0 + t0 + 17) {
+            private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
           }
         }
       }
@@ -95,19 +102,25 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict B, 
         int T0 = (32 * b0);
         int T1 = (32 * b1);
         int T2 = (c3);
-        if (T2 == 0 && nj >= T1 + t1 + 1) {
-          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-            private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] *= beta;
-            for (int c2 = 0; c2 <= hx_min(31, nk - 1); c2++) {
-              private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((0))]) * shared_B[(c2) - ((0))][(T1 + t1) - ((T1))]);
+        if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+          for (int c0 = T2; c0 <= hx_min(T2 + 31, nk - 1); c0++) {
+            if (T2 % 32 == 0) {
+              if (T2 == 0 && c0 == 0) {
+                private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+              }
+              private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+              if (ni >= T0 + t0 + 17) {
+                if (T2 == 0 && c0 == 0) {
+                  private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+                }
+                private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+              }
             }
           }
-        } else {
-          if (T2 >= 32 && nj >= T1 + t1 + 1 && T2 % 32 == 0) {
-            for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-              for (int c2 = T2; c2 <= hx_min(T2 + 31, nk - 1); c2++) {
-                private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((T2))]) * shared_B[(c2) - ((T2))][(T1 + t1) - ((T1))]);
-              }
+          if (T2 == 0 && nk <= 0) {
+            private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+            if (ni >= T0 + t0 + 17) {
+              private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
             }
           }
         }
@@ -118,9 +131,10 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict B, 
       int T0 = (32 * b0);
       int T1 = (32 * b1);
       int T2 = (0);
-      if (nj >= T1 + t1 + 1) {
-        for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-          C[((c0)) * (50) + (T1 + t1)] = private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32];
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        C[((T0 + t0)) * (50) + (T1 + t1)] = private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
+        if (ni >= T0 + t0 + 17) {
+          C[((T0 + t0 + 16)) * (50) + (T1 + t1)] = private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
         }
       }
     }

@@ -3,7 +3,7 @@
 #define hx_min(x, y) ((x) < (y) ? (x) : (y))
 #define hx_max(x, y) ((x) > (y) ? (x) : (y))
 
-__global__ void kernel0(double *__restrict__ A, double *__restrict__ B, double *__restrict__ C, int ni, int nj, int nk, double alpha, double beta, int o0, int o1)
+__global__ void __launch_bounds__(512) kernel0(double *__restrict__ A, double *__restrict__ B, double *__restrict__ C, int ni, int nj, int nk, double alpha, double beta, int o0, int o1)
 {
   int b0 = blockIdx.y + o0;
   int b1 = blockIdx.x + o1;
@@ -17,9 +17,10 @@ __global__ void kernel0(double *__restrict__ A, double *__restrict__ B, double *
       int T0 = (32 * b0);
       int T1 = (32 * b1);
       int T2 = (0);
-      if (nj >= T1 + t1 + 1) {
-        for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-          private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] = C[((c0)) * (50) + (T1 + t1)];
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = C[((T0 + t0)) * (50) + (T1 + t1)];
+        if (ni >= T0 + t0 + 17) {
+          private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = C[((T0 + t0 + 16)) * (50) + (T1 + t1)];
         }
       }
     }
@@ -50,19 +51,25 @@ __global__ void kernel0(double *__restrict__ A, double *__restrict__ B, double *
       int T0 = (32 * b0);
       int T1 = (32 * b1);
       int T2 = (0);
-      if (T2 == 0 && nj >= T1 + t1 + 1) {
-        for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-          private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] *= beta;
-          for (int c2 = 0; c2 <= hx_min(31, nk - 1); c2++) {
-            private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((0))]) * shared_B[(c2) - ((0))][(T1 + t1) - ((T1))]);
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        for (int c0 = T2; c0 <= hx_min(T2 + 31, nk - 1); c0++) {
+          if (T2 % 32 == 0) {
+            if (T2 == 0 && c0 == 0) {
+              private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+            }
+            private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+            if (ni >= T0 + t0 + 17) {
+              if (T2 == 0 && c0 == 0) {
+                private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+              }
+              private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+            }
           }
         }
-      } else {
-        if (T2 >= 32 && nj >= T1 + t1 + 1 && T2 % 32 == 0) {
-          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-            for (int c2 = T2; c2 <= hx_min(T2 + 31, nk - 1); c2++) {
-              private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((T2))]) * shared_B[(c2) - ((T2))][(T1 + t1) - ((T1))]);
-            }
+        if (T2 == 0 && nk <= 0) {
+          private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+          if (ni >= T0 + t0 + 17) {
+            private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
           }
         }
       }
@@ -94,19 +101,25 @@ __global__ void kernel0(double *__restrict__ A, double *__restrict__ B, double *
         int T0 = (32 * b0);
         int T1 = (32 * b1);
         int T2 = (c3);
-        if (T2 == 0 && nj >= T1 + t1 + 1) {
-          for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-            private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] *= beta;
-            for (int c2 = 0; c2 <= hx_min(31, nk - 1); c2++) {
-              private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((0))]) * shared_B[(c2) - ((0))][(T1 + t1) - ((T1))]);
+        if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+          for (int c0 = T2; c0 <= hx_min(T2 + 31, nk - 1); c0++) {
+            if (T2 % 32 == 0) {
+              if (T2 == 0 && c0 == 0) {
+                private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+              }
+              private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+              if (ni >= T0 + t0 + 17) {
+                if (T2 == 0 && c0 == 0) {
+                  private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+                }
+                private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] += ((alpha * shared_A[(T0 + t0 + 16) - ((T0))][(c0) - ((T2))]) * shared_B[(c0) - ((T2))][(T1 + t1) - ((T1))]);
+              }
             }
           }
-        } else {
-          if (T2 >= 32 && nj >= T1 + t1 + 1 && T2 % 32 == 0) {
-            for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-              for (int c2 = T2; c2 <= hx_min(T2 + 31, nk - 1); c2++) {
-                private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] += ((alpha * shared_A[(c0) - ((T0))][(c2) - ((T2))]) * shared_B[(c2) - ((T2))][(T1 + t1) - ((T1))]);
-              }
+          if (T2 == 0 && nk <= 0) {
+            private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
+            if (ni >= T0 + t0 + 17) {
+              private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] *= beta;
             }
           }
         }
@@ -117,9 +130,10 @@ __global__ void kernel0(double *__restrict__ A, double *__restrict__ B, double *
       int T0 = (32 * b0);
       int T1 = (32 * b1);
       int T2 = (0);
-      if (nj >= T1 + t1 + 1) {
-        for (int c0 = T0 + t0; c0 <= hx_min(T0 + 31, ni - 1); c0 += 16) {
-          C[((c0)) * (50) + (T1 + t1)] = private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32];
+      if (ni >= T0 + t0 + 1 && nj >= T1 + t1 + 1) {
+        C[((T0 + t0)) * (50) + (T1 + t1)] = private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
+        if (ni >= T0 + t0 + 17) {
+          C[((T0 + t0 + 16)) * (50) + (T1 + t1)] = private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32];
         }
       }
     }

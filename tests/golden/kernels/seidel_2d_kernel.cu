@@ -3,7 +3,7 @@
 #define hx_min(x, y) ((x) < (y) ? (x) : (y))
 #define hx_max(x, y) ((x) > (y) ? (x) : (y))
 
-__global__ void kernel0(double *__restrict__ A, int n, int tsteps, int h0, int o0, int o1)
+__global__ void __launch_bounds__(512) kernel0(double *__restrict__ A, int n, int tsteps, int h0, int o0, int o1)
 {
   int b0 = blockIdx.y + o0;
   int b1 = blockIdx.x + o1;

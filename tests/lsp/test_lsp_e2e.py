@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -275,7 +276,7 @@ async def test_passes_and_artifact_requests(client: LanguageClient) -> None:
     assert art["text"].startswith("dependences of matmul#scop0\n")
     assert "loop k (line 8, depth 2): reduction (parallel as a reduction)" in art["text"]
     cuda = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "codegen-cuda[0]"})
-    assert cuda["language"] == "cuda-cpp" and "__global__ void kernel0(" in cuda["text"]
+    assert cuda["language"] == "cuda-cpp" and re.search(r"__global__ void (__launch_bounds__\(\d+\) )?kernel0\(", cuda["text"])
     mapping = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "gpu-mapping[0]"})
     assert "A: shared 32x32" in mapping["text"] and "C: register" in mapping["text"]
     ad = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "ad"})

@@ -105,7 +105,7 @@ async def test_code_tabs_are_highlighted_and_switch() -> None:
         await settle(app, pilot)
         code = app.query_one(CodeTabs)
         expected = {
-            "cuda": ("__global__ void kernel0", "cuda"),
+            "cuda": ("__global__ void __launch_bounds__(512) kernel0", "cuda"),
             "opencl": ("__kernel void kernel0", "c"),
             "c": ("/* hexplore: matmul#scop0, tiled 32 */", "c"),
             "llvm": ('define void @"matmul_opt"', "llvm"),
@@ -145,8 +145,9 @@ async def test_source_cursor_highlights_the_code_generated_from_it() -> None:
         assert "S1 -> lines" in static_text(app, "#code-ptx-text")
         await pilot.press("up", "up")  # line 15: C[i][j] = 0.0;
         lines = code.text_of("opencl").splitlines()
-        assert [lines[n - 1].strip() for n in code.highlighted["opencl"]] == [
-            "private_C[(((c0)) - ((T0))) / 16][(((T1 + t1)) - ((T1))) / 32] = 0.0;"
+        assert [lines[n - 1].strip() for n in code.highlighted["opencl"]] == [  # a thread's two points, unrolled
+            "private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;",
+            "private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;",
         ]
 
 

@@ -22,6 +22,7 @@ results do not overflow and the only differences allowed are the comparison's ro
 from __future__ import annotations
 
 import hashlib
+import os
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from core_compiler.pipeline import GpuOptions
 from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.transform.gpu_mapping import MappingOptions
+
+LONG = os.environ.get("HEXPLORE_LONG") == "1"  # `make test-long`: 25 examples; `make test`: the first 10
 
 ITERATORS = ("i", "j", "k", "l")
 ARRAYS = ("A", "B", "C")
@@ -241,7 +244,7 @@ def _write(directory: Path, source: str) -> str:
 
 
 @pytest.mark.slow  # about a minute: two compilers and PoCL per example
-@settings(max_examples=25, deadline=None, derandomize=True, database=None,
+@settings(max_examples=25 if LONG else 10, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(data=st.data())
 def test_generated_c_and_opencl_match_the_original(workdir: Path, data: st.DataObject) -> None:

@@ -52,6 +52,8 @@ def _candidates(function: ir.Function, region: tuple[ir.Stmt, ...]) -> set[str]:
     names = (declared & written) - {p.name for p in function.inputs}
     for s in _all(function.body):
         if id(s) not in inside:
+            if isinstance(s, ir.OpaqueStmt | ir.OtherLoop) and not function.text:
+                return set()  # what it mentions cannot be read
             names -= _mentioned(s, include_decl_name=False) | _unlowered_words(function, s)
     return {n for n in names if not _escapes(function.text, n)}
 
@@ -68,7 +70,7 @@ def _unlowered_words(function: ir.Function, s: ir.Stmt) -> set[str]:
         return set()
     rng = s.range if isinstance(s, ir.OpaqueStmt) else s.header_range
     lines = function.text.splitlines()[rng.line - function.range.line : rng.end_line - function.range.line + 1]
-    return set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines))) if lines or not function.text else {"*"}
+    return set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines) or function.text))  # lines unknown: all of it
 
 
 def _escapes(text: str, name: str) -> bool:

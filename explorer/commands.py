@@ -181,6 +181,17 @@ class RunPlan:
     warnings: tuple[str, ...]
 
 
+def function_to_run(path: str, text: str, parse: ParseOptions) -> str:
+    """The one function of the file with a modeled loop nest, for `run` without ``--function``."""
+    fa = analyze_file(path, text, parse)
+    modeled = [f.function.name for f in fa.functions if f.scops]
+    if len(modeled) == 1:
+        return modeled[0]
+    if not modeled:
+        raise CommandError(f"{path} has no function with a loop nest hexplore models: nothing to run")
+    raise CommandError(f"run needs --function NAME: {path} has loop nests in {', '.join(modeled)}")
+
+
 def plan_run(path: str, text: str, parse: ParseOptions, function: str, params: Sequence[str]) -> RunPlan:
     """Sizes from ``--param NAME=VALUE``; the others `DEFAULT_SIZE`, halved while the loops would
     run past an array of fixed size. A parameter the function does not have is a warning."""

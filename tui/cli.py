@@ -200,13 +200,12 @@ def cmd_grad(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    if not args.function:
-        print("hexplore: error: run needs --function NAME", file=sys.stderr)
-        return 2
     text = _read(args.file)
     if text is None:
         return 2
     try:
+        if not args.function:
+            args.function = commands.function_to_run(args.file, text, _parse_options(args))
         timeout_s = commands.run_timeout(args.timeout)
         memory = None if args.memory_limit is None else commands.memory_size(args.memory_limit)
         plan = commands.plan_run(args.file, text, _parse_options(args), args.function, args.param)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,9 +115,16 @@ def test_a_misspelled_param_is_named_not_silently_dropped(path: str, capsys: pyt
     assert json.loads(captured.out)["params"] == {"n": 64}
 
 
-def test_run_needs_a_function(path: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_function_run_takes_the_one_with_loop_nests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one = tmp_path / "one.c"
+    one.write_text(MM.split("void divide")[0] + "int twice(int x) { return 2 * x; }\n")
+    assert main(["run", str(one), "--param", "n=5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["function"] == "mm"
+
+
+def test_without_function_run_names_the_candidates(path: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", path]) == 2
-    assert "run needs --function" in capsys.readouterr().err
+    assert "run needs --function NAME: " in (err := capsys.readouterr().err) and "mm, divide, trap" in err
 
 
 LU = str(KERNELS / "lu.c")  # double A[N][N], N = 64 unless defined

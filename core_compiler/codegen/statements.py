@@ -86,7 +86,7 @@ def own_local_arrays(scop: Scop) -> frozenset[str]:
 def outer_declarations(scop: Scop) -> list[str]:
     """Scalars declared at the SCoP's top level (outside its loops), now declared before it."""
     seen: dict[str, str] = {}
-    buffers = {a.name for a in scop.arrays if a.kind == "local-scalar" and a.extents}  # one per iteration
+    buffers = {a.name for a in scop.arrays if a.per_iteration}
     for s in scop.region.stmts:
         if isinstance(s, ir.Decl) and not isinstance(s.type, ir.Array) and s.name not in buffers:
             seen.setdefault(s.name, str(s.type))

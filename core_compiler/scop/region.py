@@ -85,6 +85,11 @@ class ArrayDecl:
     range: SourceRange
     delinearized: bool = False
 
+    @property
+    def per_iteration(self) -> bool:
+        """A scalar expanded over the loops around it: one element per iteration."""
+        return self.kind == "local-scalar" and bool(self.extents)
+
 
 @dataclass(frozen=True)
 class RegionInfo:

@@ -476,7 +476,7 @@ def _iteration_local(scop: Scop, array: str, kernel: frozenset[str]) -> bool:
     it: its register needs no load or store."""
     decl = next(a for a in scop.arrays if a.name == array)
     users = {s.name for s in scop.statements if any(a.array == array for a in (*s.reads, *s.writes))}
-    return decl.kind == "local-scalar" and bool(decl.extents) and users <= kernel
+    return decl.per_iteration and users <= kernel
 
 
 def _pin_threads(lay: _Layout, lift: isl.Map, dims: list[str], thread_of: dict[int, str]) -> isl.Map:

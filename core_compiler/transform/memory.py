@@ -136,7 +136,7 @@ def _arrays(scop: Scop, ext: dict[str, isl.Map]) -> list[str]:
 def _promotable(decl: ArrayDecl) -> bool:
     """Arrays, and scalars expanded over their loops (one element per iteration: `symm`'s
     `temp2[i][j]` is a register of each thread); not scalars written in the nest, nor local arrays."""
-    return decl.kind == "array" or (decl.kind == "local-scalar" and bool(decl.extents))
+    return decl.kind == "array" or decl.per_iteration
 
 
 def _accesses(scop: Scop, ext: dict[str, isl.Map], array: str) -> tuple[isl.UnionMap, isl.UnionMap]:

@@ -100,7 +100,8 @@ def _device(args: argparse.Namespace) -> None:
 
     device.main(Path(args.dir), Path(args.out), gpu=not args.no_gpu, budget=args.budget,
                 repeat=args.repeat, timeout=args.timeout, cpu_timeout=args.cpu_timeout,
-                kernels=args.kernels.split(",") if args.kernels else None)
+                kernels=args.kernels.split(",") if args.kernels else None,
+                slow=args.slow.split(",") if args.slow else None)
 
 
 def _ptx(args: argparse.Namespace) -> None:
@@ -162,6 +163,8 @@ def _parser() -> tuple[argparse.ArgumentParser, list[str]]:
     dev.add_argument("--repeat", type=int, default=2, help="timed runs per GPU program")
     dev.add_argument("--timeout", type=float, default=10.0, help="seconds per GPU program")
     dev.add_argument("--cpu-timeout", type=float, default=20.0, help="seconds per gcc program")
+    dev.add_argument("--slow", default="cholesky,lu,ludcmp,floyd-warshall",
+                     help="kernels whose hexplore programs run beside gcc's, with its timeout")
     return p, list(sub.choices)
 
 

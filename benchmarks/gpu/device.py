@@ -262,19 +262,31 @@ def _cublas_vars() -> list[str]:
 
 
 def cpu_large(bins: Path, kernels: list[str], timeout: float,
-              size: str) -> dict[str, dict]:
-    """gcc's programs of `size` (LARGE), one run each with its dump, half the cores at a time."""
+              size: str, slow: dict[str, dict] | None = None, variants: tuple[str, ...] = ()) -> dict[str, dict]:
+    """gcc's programs of `size` (LARGE), one run each with its dump, half the cores at a time.
+    With `slow`, hexplore's programs of the kernels it names run in the same pool (one run each
+    with its dump, also their timed run): kernels that take tens of seconds at LARGE whichever device
+    the host code picks (cholesky, lu, ludcmp, floyd-warshall), measured in parallel rather than
+    one at a time in the GPU phase."""
     dumps = DUMPS / size
     dumps.mkdir(parents=True, exist_ok=True)
+    jobs = [("cpu", k) for k in kernels] + [(v, k) for k in (slow or {}) for v in variants]
 
-    def one(k: str) -> dict[str, object]:
-        prog = bins / f"cpu.{size}.{k}"
+    def one(job: str) -> dict[str, object]:
+        v, k = job.split(" ")
+        prog = bins / f"{v}.{size}.{k}"
         if not prog.is_file():
             return asdict(Run(-1, None, 0.0, "no build"))
-        return asdict(run_program(prog, timeout, dumps / f"cpu.{size}.{k}.txt"))
+        if v == "cpu":
+            return asdict(run_program(prog, timeout, dumps / f"cpu.{size}.{k}.txt"))
+        run = asdict(run_program(prog, timeout, dumps / f"{v}.{size}.{k}.txt", GPU_ENV))  # launches not timed one by one
+        return {"check_run": run, "runs": [run]}
 
-    workers = cpu_workers()
-    return dict(zip(kernels, _pool_map(one, kernels, workers), strict=True))
+    done = dict(zip(jobs, _pool_map(one, [f"{v} {k}" for v, k in jobs], cpu_workers() + len(jobs) - len(kernels)), strict=True))
+    for (v, k), r in done.items():
+        if v != "cpu" and slow is not None:
+            slow[k][v] = r
+    return {k: r for (v, k), r in done.items() if v == "cpu"}
 
 
 def cpu_workers() -> int:
@@ -357,7 +369,7 @@ def _save(out: Path, results: dict) -> None:
 
 
 def main(bundle: Path, out: Path, gpu: bool, budget: float, repeat: int, timeout: float,
-         cpu_timeout: float, kernels: list[str] | None) -> None:
+         cpu_timeout: float, kernels: list[str] | None, slow: list[str] | None = None) -> None:
     clock = Clock(budget)
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(DUMPS, ignore_errors=True)
@@ -369,14 +381,16 @@ def main(bundle: Path, out: Path, gpu: bool, budget: float, repeat: int, timeout
     big = ([s for s in m["sizes"] if s != "MINI"] or [None])[-1]
     results = _header(m, timeout, cpu_timeout, repeat, small, big)
     ks, bins = m["kernels"], BUILD / "bin"
+    slow_res: dict[str, dict] = {k: {} for k in slow or [] if k in ks and gpu}
+    fast = [k for k in ks if k not in slow_res]
     steps: list[tuple[str, Callable[[], object]]] = [
         ("build", lambda: build(bundle, gpu, clock, out)),
         ("mini", lambda: mini(bins, m, variants, timeout, small) if small else {}),
         ("cublas", lambda: cublas(bins, 30) if gpu else {"status": "no GPU"}),
-        ("cpu_large", lambda: cpu_large(bins, ks, min(cpu_timeout, clock.left(60)), big)
+        ("cpu_large", lambda: cpu_large(bins, ks, min(cpu_timeout, clock.left(60)), big, slow_res, tuple(variants))
          if big else {}),
-        ("gpu_large", lambda: gpu_large(bins, ks, variants, repeat, timeout, clock, 45, big,
-                                        lambda r: _save(out, {**results, "gpu_large": r}))
+        ("gpu_large", lambda: {**slow_res, **gpu_large(bins, fast, variants, repeat, timeout, clock, 45, big,
+                                                       lambda r: _save(out, {**results, "gpu_large": {**slow_res, **r}}))}
          if big else {}),
     ]
     for name, step in steps:

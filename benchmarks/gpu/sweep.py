@@ -1,8 +1,9 @@
-"""Tile and block sizes for gemm's kernel, timed on the GPU against cuBLAS (issue 27: gemm's kernel
-within 2x of cuBLAS FP64). `prepare` (here) compiles PolyBench gemm at LARGE once per choice of
-PPCG-style `--sizes` into `gpu_bundle/sweep/<name>/` with make rules in `gpu_bundle/sweep.mk` that
-reuse the bundle's harness; `benchmarks/gpu/sweep.sh` (there) builds and times each, kernel only
-(CUDA events around each launch, `hx_ctx.cu`).
+"""Mapping choices for a few kernels, timed on the GPU (issue 27): gemm's tile and block sizes
+against cuBLAS (its kernel within 2x of cuBLAS FP64), and the options of the kernels that lost
+to PPCG (adi, jacobi-2d, seidel-2d). `prepare` (here) compiles PolyBench LARGE once per choice
+into `gpu_bundle/sweep/<kernel>.<name>/`, with make rules in `gpu_bundle/sweep.mk` that reuse the
+bundle's harness; `benchmarks/gpu/sweep.sh` (there) builds and times each: PolyBench's timer end
+to end and the launches alone (CUDA events, `hx_ctx.cu`).
 
     python benchmarks/gpu/sweep.py prepare [gpu_bundle]
 """
@@ -14,37 +15,67 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHOICES = {  # name -> (tile, block): tile per band member i, j, k; block x, y as PPCG writes it
-    "t32x32x32_b32x16": ("32,32,32", "32,16"),  # the default
-    "t64x64x16_b16x16": ("64,64,16", "16,16"),
-    "t64x64x32_b16x16": ("64,64,32", "16,16"),
-    "t64x128x16_b32x16": ("64,128,16", "32,16"),
-    "t128x64x16_b16x16": ("128,64,16", "16,16"),
-    "t32x64x32_b32x8": ("32,64,32", "32,8"),
+
+
+def _sizes(tile: str, block: str) -> list[str]:
+    return ["--sizes", f"{{kernel[0]->tile[{tile}];kernel[0]->block[{block}]}}"]
+
+
+# kernel -> choice name -> extra `hexplore compile` arguments ([] is the default mapping);
+# gemm's block sizes are PPCG's order (x, the innermost member `j`, first)
+CHOICES: dict[str, dict[str, list[str]]] = {
+    "gemm": {
+        "default": [],
+        "t32x32x32_b32x16": _sizes("32,32,32", "32,16"),  # PPCG's default, the last session's
+        "t64x64x8_b16x16": _sizes("64,64,8", "16,16"),
+        "t64x64x32_b16x16": _sizes("64,64,32", "16,16"),
+        "t128x64x16_b16x32": _sizes("128,64,16", "16,32"),
+        "t64x128x16_b32x16": _sizes("64,128,16", "32,16"),
+        "t32x64x16_b16x8": _sizes("32,64,16", "16,8"),
+        "no_shared": ["--no-shared-memory"],
+    },
+    "adi": {"default": [], "no_shared": ["--no-shared-memory"], "no_copies": ["--no-shared-memory", "--no-private-memory"],
+            "tile16": ["--tile-size", "16"], "tile64": ["--tile-size", "64"]},
+    "jacobi-2d": {"default": [], "no_shared": ["--no-shared-memory"], "tile16": ["--tile-size", "16"],
+                  "tile64": ["--tile-size", "64"]},
+    "seidel-2d": {"default": [], "no_shared": ["--no-shared-memory"], "tile16": ["--tile-size", "16"]},
 }
 
 
-def prepare(bundle: Path) -> None:
+def _compile(kernel: str, name: str, extra: list[str], dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    function = "kernel_" + kernel.replace("-", "_")
+    src = ROOT / "tests/polybench" / kernel / f"{kernel}.c"
+    cmd = [str(ROOT / ".venv/bin/hexplore"), "compile", str(src), "--target", "cuda", "--function", function,
+           "-I", str(ROOT / "tests/polybench/utilities"), "-D", "LARGE_DATASET", *extra, "-o", str(dest)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    print(kernel, name, "rc", proc.returncode, *[ln[-160:] for ln in proc.stderr.splitlines() if "offloaded" in ln][:1])
+
+
+def _rules(kernel: str, name: str, dest: Path) -> list[str]:
+    function = "kernel_" + kernel.replace("-", "_")
+    cus = sorted(p.name for p in dest.glob("*.cu"))
+    tag = f"{kernel}.{name}"
+    objs = [f"$(B)/obj/sweep/{tag}/{cu[:-3]}.o" for cu in cus]
     rules = []
-    for name, (tile, block) in CHOICES.items():
-        dest = bundle / "sweep" / name
-        dest.mkdir(parents=True, exist_ok=True)
-        sizes = f"{{kernel[0]->tile[{tile}];kernel[0]->block[{block}]}}"
-        cmd = [str(ROOT / ".venv/bin/hexplore"), "compile", str(ROOT / "tests/polybench/gemm/gemm.c"), "--target", "cuda",
-               "--function", "kernel_gemm", "-I", str(ROOT / "tests/polybench/utilities"), "-D", "LARGE_DATASET",
-               "--sizes", sizes, "-o", str(dest)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        print(name, "rc", proc.returncode, *[line for line in proc.stderr.splitlines() if "offloaded" in line][:1])
-        cus = sorted(p.name for p in dest.glob("*.cu"))
-        objs = [f"$(B)/obj/sweep/{name}/{cu[:-3]}.o" for cu in cus]
-        for cu, obj in zip(cus, objs, strict=True):
-            rules += [f"{obj}: sweep/{name}/{cu}", "\t@mkdir -p $(@D)",
-                      f"\t$(NVCC) $(NVFLAGS) -Isweep/{name} -Dkernel_gemm=hx_kernel_gemm -c $< -o $@", ""]
-        main = "$(B)/obj/new/LARGE/gemm/harness.o"
-        rules += [f"$(B)/bin/sweep.{name}: {main} {' '.join(objs)} $(B)/obj/polybench.o $(B)/obj/hx_ctx.o",
-                  "\t@mkdir -p $(@D)", "\t$(NVCC) -arch=$(ARCH) -o $@ $^ $(LDWRAP) -lm", ""]
-    names = " ".join(f"$(B)/bin/sweep.{n}" for n in CHOICES)
-    (bundle / "sweep.mk").write_text(f"include Makefile\n\nsweep: {names}\n\n" + "\n".join(rules))
+    for cu, obj in zip(cus, objs, strict=True):
+        rules += [f"{obj}: sweep/{tag}/{cu}", "\t@mkdir -p $(@D)",
+                  f"\t$(NVCC) $(NVFLAGS) -Isweep/{tag} -D{function}=hx_{function} -c $< -o $@", ""]
+    main = f"$(B)/obj/new/LARGE/{kernel}/harness.o"
+    rules += [f"$(B)/bin/sweep.{tag}: {main} {' '.join(objs)} $(B)/obj/polybench.o $(B)/obj/hx_ctx.o",
+              "\t@mkdir -p $(@D)", "\t$(NVCC) -arch=$(ARCH) -o $@ $^ $(LDWRAP) -lm", ""]
+    return rules
+
+
+def prepare(bundle: Path) -> None:
+    rules, bins = [], []
+    for kernel, choices in CHOICES.items():
+        for name, extra in choices.items():
+            dest = bundle / "sweep" / f"{kernel}.{name}"
+            _compile(kernel, name, extra, dest)
+            rules += _rules(kernel, name, dest)
+            bins.append(f"$(B)/bin/sweep.{kernel}.{name}")
+    (bundle / "sweep.mk").write_text(f"include Makefile\n\nsweep: {' '.join(bins)}\n\n" + "\n".join(rules))
 
 
 if __name__ == "__main__":

@@ -123,7 +123,11 @@ class KernelPrinter(StatementPrinter):
         if phase.ast is None:
             return [self.dialect.barrier]
         tiles = [f"  int {self.kernel.shape.names('T', k)} = {args[pos]};" for k, pos in enumerate(phase.tiles)]
-        return ["{", *tiles, *CPrinter(self.user).print(phase.ast, 1), "}"]
+        body = CPrinter(self.user).print(phase.ast, 1)
+        if phase.full is not None and phase.full_when is not None:
+            full = CPrinter(self.user).print(phase.full, 2)
+            body = [f"  if ({expr_c(phase.full_when)}) {{", *full, "  } else {", *["  " + line for line in body], "  }"]
+        return ["{", *tiles, *body, "}"]
 
     def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
         p = self.promoted.get(info.array)

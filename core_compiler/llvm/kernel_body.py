@@ -21,7 +21,7 @@ import llvmlite.ir as ir
 
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.ast_lower import AstLowering, UserHandler
-from core_compiler.llvm.isl_expr import lower_expr
+from core_compiler.llvm.isl_expr import lower_cond, lower_expr
 from core_compiler.llvm.math_calls import declare
 from core_compiler.llvm.statements import Redirect, Scope, linearize
 from core_compiler.transform.gpu_mapping import Kernel
@@ -101,7 +101,15 @@ class KernelBody:
             barrier(low.builder)
             return
         tiles = {self.kernel.shape.names("T", k): low.expr(args[pos], scope) for k, pos in enumerate(phase.tiles)}
-        low.lower(phase.ast, Scope({**scope.ints, **tiles}, scope.scalars, scope.arrays, scope.redirect))
+        inner = Scope({**scope.ints, **tiles}, scope.scalars, scope.arrays, scope.redirect)
+        if phase.full is None or phase.full_when is None:
+            low.lower(phase.ast, inner)
+            return
+        with low.builder.if_else(lower_cond(low.builder, phase.full_when, inner.ints, low.ity)) as (full, other):
+            with full:
+                low.lower(phase.full, inner)
+            with other:
+                low.lower(phase.ast, inner)
 
     def statement(self, low: AstLowering, name: str, args: list[isl.AstExpr], scope: Scope) -> None:
         stmt = low.statements.scop.statement(name)

@@ -14,6 +14,7 @@ code uses one: see `core_compiler.transform.names`.)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -32,6 +33,11 @@ from core_compiler.transform.names import Names, identifiers, names_avoiding
 from core_compiler.transform.sizes import Sizes, sizes_for
 
 DEFAULT_BLOCKS = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}  # CUDA order: x (innermost), y, z
+# Register tiles: a band of two parallel members over a sequential one (gemm's i, j over k) whose
+# sums stay in registers gets 64x64 tiles, 16 steps of k and 16x16 threads: 16 sums per thread,
+# so that each value loaded from shared memory feeds 4 of them (with 2, as PPCG's 32x32 tiles on
+# 32x16 threads give, the kernel waits on shared memory: 0.48 ms for gemm on an H100).
+REGISTER_TILE, REGISTER_BLOCK = (64, 64, 16), (16, 16)
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,8 @@ class Phase:
     name: str
     ast: isl.AstNode | None  # None: a barrier
     tiles: tuple[int, ...]  # positions of T0, T1, … among the call's arguments
+    full: isl.AstNode | None = None  # the same AST for a tile wholly inside the loops' bounds
+    full_when: isl.AstExpr | None = None  # when the tile is such a full tile (over T0, T1, …)
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,22 +188,24 @@ class _Mapper:
         ctx = self.scop.ctx
         budget = ctx.get_max_operations()
         for whole_band, memory, share in attempts:
-            ctx.reset_operations()
-            ctx.set_max_operations(budget // share)
-            try:
-                shape = self.shape(node, index, whole_band)
-                ext = _extended_instances(sched, shape)
-                promotions, kept = promote(self.scop, ext, shape, sched, memory, atomic)
-                kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions)
-                registers = any(p.place == "register" for p in promotions)
-                ast, phases = _phased_ast(self.scop, host, shape, kernel_sched, registers)
-            except isl.Error:
-                continue
-            finally:
-                ctx.set_max_operations(budget)
-            if memory is not self.options.memory:
-                kept = tuple(GlobalAccess(g.array, "the kernel was too costly to analyse for promotion") for g in kept)
-            return shape, promotions, kept, ast, phases
+            for shape in self.shapes(node, index, whole_band):
+                ctx.reset_operations()
+                ctx.set_max_operations(budget // share)
+                try:
+                    ext = _extended_instances(sched, shape)
+                    promotions, kept = promote(self.scop, ext, shape, sched, memory, atomic)
+                    registers = any(p.place == "register" for p in promotions)
+                    if shape.tile == REGISTER_TILE and not registers:
+                        continue
+                    kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions)
+                    ast, phases = _phased_ast(self.scop, host, shape, kernel_sched, registers, _full_tiles(sched, shape))
+                except isl.Error:
+                    continue
+                finally:
+                    ctx.set_max_operations(budget)
+                if memory is not self.options.memory:
+                    kept = tuple(GlobalAccess(g.array, "the kernel was too costly to analyse for promotion") for g in kept)
+                return shape, promotions, kept, ast, phases
         return self.plain_body(node, index, sched, host)
 
     def plain_body(
@@ -213,13 +223,23 @@ class _Mapper:
         kept = tuple(GlobalAccess(a, "the kernel was too costly to analyse for promotion") for a in arrays)
         return KernelShape(0, shape.n_block, shape.block, shape.tile[: shape.n_block], shape.grid, self.names), (), kept, ast, {}
 
-    def shape(self, node: isl.ScheduleNode, index: int, whole_band: bool = True) -> KernelShape:
+    def shapes(self, node: isl.ScheduleNode, index: int, whole_band: bool) -> list[KernelShape]:
+        """The shapes to try, in order: register tiles (`REGISTER_TILE`) where the band has the
+        form and the user gave no sizes, which stand only if the sums do go to registers."""
+        default = self.shape(node, index, whole_band)
+        fits = default.n_tiled == len(REGISTER_TILE) and default.n_thread == len(REGISTER_BLOCK)
+        if not fits or sizes_for(self.options.sizes, index) or self.options.tile_size != MappingOptions.tile_size:
+            return [default]
+        return [self.shape(node, index, whole_band, {"tile": REGISTER_TILE, "block": REGISTER_BLOCK}), default]
+
+    def shape(self, node: isl.ScheduleNode, index: int, whole_band: bool = True, sizes: Mapping[str, tuple[int, ...]] | None = None
+    ) -> KernelShape:
         """Tiles for every member of a permutable band (only the parallel ones otherwise); blocks
         for up to two, threads for up to three leading parallel members."""
         n_par = _n_coincident(node)
         n_tiled = node.band_n_member() if node.band_get_permutable() and whole_band else n_par
         n_thread, n_block = min(n_par, 3), min(n_par, 2)
-        sizes = sizes_for(self.options.sizes, index)
+        sizes = sizes or sizes_for(self.options.sizes, index)
         tile = tuple(sizes.get("tile", ()))[:n_tiled]
         tile = tile + (self.options.tile_size,) * (n_tiled - len(tile))
         xyz = tuple(sizes.get("block", DEFAULT_BLOCKS.get(n_thread, ())))[:n_thread]
@@ -506,7 +526,8 @@ def _tiles_used(ext: dict[str, isl.Map], shape: KernelShape) -> isl.Set:
 
 
 def _phased_ast(
-    scop: Scop, host: tuple[str, ...], shape: KernelShape, kernel_sched: isl.UnionMap, registers: bool = False
+    scop: Scop, host: tuple[str, ...], shape: KernelShape, kernel_sched: isl.UnionMap, registers: bool = False,
+    full: isl.Set | None = None,
 ) -> tuple[isl.AstNode, dict[str, Phase]]:
     """The kernel as an outer AST over tile loops and phases, whose domains do not depend on the
     thread ids — so barriers are never inside thread-dependent conditions — and one inner AST per
@@ -533,8 +554,11 @@ def _phased_ast(
         # the body and the register copies run over the thread's own points (`_point_order`):
         # unrolled, their register indices are constants (`_unrolled`); shared copies are not
         unroll = None if not registers or (key[0] == BODY and key[1] != BODY) else 0 if key[0] != BODY else _thread_points_at(shape)
-        inner = None if is_sync else _inner_ast(scop, host, shape, groups[key], prefix, tile_pos, unroll)
-        phases[name] = Phase(name, inner, tuple(tile_pos))
+        if is_sync:
+            phases[name] = Phase(name, None, tuple(tile_pos))
+            continue
+        inner = _inner_ast(scop, host, shape, groups[key], prefix, tile_pos, unroll)
+        phases[name] = _specialized(Phase(name, inner, tuple(tile_pos)), scop, host, shape, groups[key], prefix, tile_pos, unroll, full)
     context = _thread_context(scop, host, shape, with_threads=False)
     return shape.names.ast_build(context).node_from_schedule_map(outer), phases
 
@@ -580,9 +604,52 @@ def _prefix(um: isl.UnionMap, n_prefix: int) -> isl.Set:
     return out.coalesce()
 
 
+def _full_tiles(sched: isl.UnionMap, shape: KernelShape) -> isl.Set | None:
+    """The tile origins ``T0, T1, …`` (with the parameters) of the tiles whose every point lies
+    within each tiled member's bounds over the kernel: there, no point needs a bound check
+    (``if (ni >= T0 + t0 + 17)``, ``hx_min(T0 + 63, ni - 1)``), which in gemm's unrolled body
+    cost a test per point per step of `k`. A heuristic: any set gives correct code, since the
+    specialized AST is only run under its condition."""
+    if shape.n_tiled == 0:
+        return None
+    values: isl.Set | None = None
+    for m in _maps(sched):
+        r = m.range().reset_tuple_id()
+        values = r if values is None else values.union(r)
+    assert values is not None
+    ts = shape.names.seq("T", shape.n_tiled)
+    ctx = values.get_ctx()
+    full = isl.Set.universe(values.get_space().params())
+    for k, t in enumerate(shape.tile[: shape.n_tiled]):
+        n = values.dim(isl.dim_type.set)
+        member = values.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(isl.dim_type.set, 0, k)
+        box = isl.Set.read_from_str(ctx, f"[{ts[k]}] -> {{ [x] : {ts[k]} <= x < {ts[k]} + {t} }}")
+        member = member.align_params(box.get_space())
+        box = box.align_params(member.get_space())
+        outside = box.subtract(member).params()
+        full = full.align_params(outside.get_space()).intersect(outside.complement())
+    return full.coalesce()
+
+
+def _specialized(
+    phase: Phase, scop: Scop, host: tuple[str, ...], shape: KernelShape, group: isl.UnionMap, prefix: isl.Set,
+    tile_pos: list[int], unroll: int | None, full: isl.Set | None,
+) -> Phase:
+    """`phase` with a second AST for full tiles (`_full_tiles`), where that one is simpler."""
+    if full is None or full.is_empty() or phase.ast is None:
+        return phase
+    scop.ctx.reset_operations()  # a second AST of the phase, with a budget of its own
+    ast = _inner_ast(scop, host, shape, group, prefix, tile_pos, unroll, full)
+    if ast.to_C_str() == phase.ast.to_C_str():
+        return phase
+    context = _thread_context(scop, host, shape, with_threads=False, extra=shape.names.seq("T", shape.n_tiled)).params()
+    when = shape.names.ast_build(context).expr_from_set(full.align_params(context.get_space()).gist(context))
+    return Phase(phase.name, phase.ast, phase.tiles, ast, when)
+
+
 def _inner_ast(
     scop: Scop, host: tuple[str, ...], shape: KernelShape, group: isl.UnionMap, prefix: isl.Set, tile_pos: list[int],
-    unroll: int | None = None,
+    unroll: int | None = None, full: isl.Set | None = None,
 ) -> isl.AstNode:
     """The phase's statements with the tile origins as parameters ``T0, T1, …``."""
     maps = _maps(group)
@@ -601,13 +668,15 @@ def _inner_ast(
     pinned_prefix = prefix.reset_tuple_id()
     pin_prefix = isl.Set.read_from_str(scop.ctx, f"[{', '.join(ts)}] -> {{ [{', '.join(ys[:n_prefix])}] : {fix} }}")
     context = context.intersect_params(pinned_prefix.intersect(pin_prefix).params())
+    if full is not None:
+        context = context.intersect_params(full.align_params(context.get_space()))
     build = shape.names.ast_build(context)
     if unroll is not None:
-        build = build.set_options(_unrolled(scop, shape, n_out - n_prefix, unroll))
+        build = build.set_options(_unrolled(scop, shape, n_out - n_prefix, unroll, separate=full is not None))
     return build.node_from_schedule_map(inner)
 
 
-MAX_UNROLL = 8  # points of one thread in a tile, at most, that unrolled loops give (more: registers run out)
+MAX_UNROLL = 16  # points of one thread in a tile, at most, that unrolled loops give (more: registers run out)
 
 
 def _thread_points_at(shape: KernelShape) -> int:
@@ -615,7 +684,7 @@ def _thread_points_at(shape: KernelShape) -> int:
     return max(shape.n_tiled, shape.n_thread) - shape.n_thread
 
 
-def _unrolled(scop: Scop, shape: KernelShape, n_inner: int, at: int) -> isl.UnionMap:
+def _unrolled(scop: Scop, shape: KernelShape, n_inner: int, at: int, separate: bool = False) -> isl.UnionMap:
     """isl's AST option that unrolls the loops over the points each thread runs of the band
     members it is mapped on (tile 32 over 16 threads: 2 points, ``c0`` and ``c0 + 16``), so that
     each point's register (``private_C[1][0]``) has a constant index: indexed by a loop counter,
@@ -627,7 +696,10 @@ def _unrolled(scop: Scop, shape: KernelShape, n_inner: int, at: int) -> isl.Unio
         if at + k < n_inner and shape.tile[k] % shape.block[k] == 0 and count > 1 and points * count <= MAX_UNROLL:
             dims.append(k)
             points *= count
-    text = "; ".join(f"[{', '.join(ys)}] -> unroll[{at + k}]" for k in dims)
+    options = [f"[{', '.join(ys)}] -> unroll[{at + k}]" for k in dims]
+    if separate:
+        options += [f"[{', '.join(ys)}] -> separate[{x}]" for x in range(n_inner) if x - at not in dims]
+    text = "; ".join(options)
     return isl.UnionMap.read_from_str(scop.ctx, f"{{ {text} }}")
 
 

@@ -181,10 +181,10 @@ def test_threads_equal_the_grids_the_host_code_launches(name: str, sizes: dict[s
 
 
 def test_gemm_grid_at_40_by_50() -> None:
-    """Tiles of 32x32, blocks of 32x16 threads: ceil(40/32) * ceil(50/32) = 4 blocks of 512."""
+    """Register tiles of 32x64, blocks of 16x8 threads: ceil(40/32) * ceil(50/64) = 2 blocks of 128."""
     cost = gpu_cost(polybench_gpu("gemm"))
     (k,) = cost.kernels
-    assert (k.block_threads, k.threads.evaluate({"ni": 40, "nj": 50, "nk": 30})) == (512, 4 * 512)
+    assert (k.block_threads, k.threads.evaluate({"ni": 40, "nj": 50, "nk": 30})) == (128, 2 * 128)
 
 
 # ------------------------------------------------------------------------------ bytes
@@ -211,8 +211,8 @@ def test_promoted_arrays_cost_their_copies_not_their_accesses() -> None:
     at = {"ni": 40, "nj": 50, "nk": 30}
     assert {a.array for a in k.accesses if a.place == "shared"} == {"A", "B"}
     assert all(a.bytes.evaluate(at) == 0 for a in k.accesses if a.place != "global")
-    # A's 32x32 tiles and B's, one per tile executed: 2 x 2 block tiles x 1 tile of k
-    assert k.copies_read.evaluate(at) > 0 and k.shared_bytes == 2 * 32 * 32 * 8
+    # A's 32x16 tiles and B's 16x64, one per tile executed
+    assert k.copies_read.evaluate(at) > 0 and k.shared_bytes == (32 * 16 + 16 * 64) * 8
 
 
 def _gemm():  # type: ignore[no-untyped-def]

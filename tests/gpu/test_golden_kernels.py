@@ -15,13 +15,13 @@ from tests.conftest import KERNELS
 GOLDEN = ["gemm", "2mm", "jacobi_2d", "atax", "dot_norm", "seidel_2d"]
 
 
-def _gpu(name: str):  # type: ignore[no-untyped-def]
+def _gpu(name: str, options: GpuOptions | None = None):  # type: ignore[no-untyped-def]
     import json
 
     entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")
     fa = analyze_file(str(KERNELS / entry["file"]), only=entry["function"])
     sa = fa.functions[0].scops[0]
-    unit = run_passes(ScopUnit(sa, name), GpuOptions().passes())
+    unit = run_passes(ScopUnit(sa, name), (options or GpuOptions()).passes())
     return unit.schedule, unit.gpu
 
 
@@ -34,7 +34,10 @@ def test_schedule_tree_and_kernels_golden(name: str, golden) -> None:  # type: i
 
 
 def test_matmul_tiles_as_in_the_ppcg_paper() -> None:
-    _, gpu = _gpu("gemm")
+    from core_compiler.transform.gpu_mapping import MappingOptions
+
+    ppcg = MappingOptions(sizes={None: {"tile": (32, 32, 32), "block": (32, 16)}})  # PPCG's defaults
+    _, gpu = _gpu("gemm", GpuOptions(mapping=ppcg))
     (k,) = gpu.kernels
     places = {p.array: (p.place, p.size) for p in k.promotions}
     assert places == {"A": ("shared", (32, 32)), "B": ("shared", (32, 32)), "C": ("register", (2, 1))}
@@ -62,7 +65,7 @@ def test_analyze_gpu_shows_schedule_kernels_and_placement(capsys: pytest.Capture
     assert main(["analyze", str(KERNELS / "gemm.c"), "--function", "kernel_gemm", "--gpu"]) == 0
     out = capsys.readouterr().out
     assert "kernel_gemm#scop0: schedule tree\ndomain" in out
-    assert "A: shared 32x32 (reused within a tile)" in out and "C: register 2x1" in out
+    assert "A: shared 32x16 (reused within a tile)" in out and "C: register 4x4" in out
     assert "[Passed:Offloaded]" in out and "[Analysis:RuntimeOffloadCheck]" in out
 
 

@@ -8,15 +8,18 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
 {
   int b0 = get_group_id(0) + o0;
   int t0 = get_local_id(0);
-  __local double shared_A[32][32];
   double private_t[1];
   __local double shared_x[32];
   if (n >= 1 && b0 >= 0 && m >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (m >= T0 + t0 + 1) {
+      if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
         private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = t[((T0 + t0) - (0))];
+      } else {
+        if (m >= T0 + t0 + 1) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = t[((T0 + t0) - (0))];
+        }
       }
     }
   }
@@ -25,17 +28,12 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
       {
         int T0 = (32 * b0);
         int T1 = (0);
-        if (n >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, m - 1); c0++) {
-            shared_A[(c0) - ((T0))][(T1 + t0) - ((T1))] = A[((c0)) * (n) + (T1 + t0)];
-          }
-        }
-      }
-      {
-        int T0 = (32 * b0);
-        int T1 = (0);
-        if (n >= T1 + t0 + 1) {
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
           shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+        } else {
+          if (n >= T1 + t0 + 1) {
+            shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+          }
         }
       }
     }
@@ -43,12 +41,21 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (T1 == 0 && m >= T0 + t0 + 1) {
-        private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
-      }
-      if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
-        for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
-          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (shared_A[(T0 + t0) - ((T0))][(c0) - ((T1))] * shared_x[(c0) - ((T1))]);
+      if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
+        if (T1 == 0) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+        }
+        for (int c0 = T1; c0 <= T1 + 31; c0++) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+        }
+      } else {
+        if (T1 == 0 && m >= T0 + t0 + 1) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+        }
+        if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
+          for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+          }
         }
       }
     }
@@ -57,29 +64,33 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
       {
         int T0 = (32 * b0);
         int T1 = (c2);
-        if (n >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, m - 1); c0++) {
-            shared_A[(c0) - ((T0))][(T1 + t0) - ((T1))] = A[((c0)) * (n) + (T1 + t0)];
-          }
-        }
-      }
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (n >= T1 + t0 + 1) {
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
           shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+        } else {
+          if (n >= T1 + t0 + 1) {
+            shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+          }
         }
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       {
         int T0 = (32 * b0);
         int T1 = (c2);
-        if (T1 == 0 && m >= T0 + t0 + 1) {
-          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
-        }
-        if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
-          for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
-            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (shared_A[(T0 + t0) - ((T0))][(c0) - ((T1))] * shared_x[(c0) - ((T1))]);
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
+          if (T1 == 0) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          for (int c0 = T1; c0 <= T1 + 31; c0++) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+          }
+        } else {
+          if (T1 == 0 && m >= T0 + t0 + 1) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
+            for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
+              private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+            }
           }
         }
       }
@@ -88,8 +99,12 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (m >= T0 + t0 + 1) {
+      if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
         t[((T0 + t0) - (0))] = private_t[(((T0 + t0)) - ((T0)) - t0) / 32];
+      } else {
+        if (m >= T0 + t0 + 1) {
+          t[((T0 + t0) - (0))] = private_t[(((T0 + t0)) - ((T0)) - t0) / 32];
+        }
       }
     }
   }
@@ -105,8 +120,12 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
         private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = y[(T0 + t0)];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = y[(T0 + t0)];
+        }
       }
     }
   }
@@ -115,8 +134,12 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
       {
         int T0 = (32 * b0);
         int T1 = (0);
-        if (m >= T1 + t0 + 1) {
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
           shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+        } else {
+          if (m >= T1 + t0 + 1) {
+            shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+          }
         }
       }
     }
@@ -124,28 +147,14 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (T1 == 0 && n >= T0 + t0 + 1) {
-        private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
-      }
-      if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
-        for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
+      if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
+        if (T1 == 0) {
+          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+        }
+        for (int c0 = T1; c0 <= T1 + 31; c0++) {
           private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
         }
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int c2 = 32; c2 < m; c2 += 32) {
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (m >= T1 + t0 + 1) {
-          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
-        }
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
+      } else {
         if (T1 == 0 && n >= T0 + t0 + 1) {
           private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
         }
@@ -155,13 +164,53 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
           }
         }
       }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int c2 = 32; c2 < m; c2 += 32) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
+          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+        } else {
+          if (m >= T1 + t0 + 1) {
+            shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+          }
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
+          if (T1 == 0) {
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          for (int c0 = T1; c0 <= T1 + 31; c0++) {
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+          }
+        } else {
+          if (T1 == 0 && n >= T0 + t0 + 1) {
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
+            for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
+              private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+            }
+          }
+        }
+      }
       barrier(CLK_LOCAL_MEM_FENCE);
     }
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
         y[(T0 + t0)] = private_y[(((T0 + t0)) - ((T0)) - t0) / 32];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          y[(T0 + t0)] = private_y[(((T0 + t0)) - ((T0)) - t0) / 32];
+        }
       }
     }
   }

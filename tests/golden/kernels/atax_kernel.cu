@@ -7,15 +7,18 @@ __global__ void __launch_bounds__(32) kernel0(double *__restrict__ A, double *__
 {
   int b0 = blockIdx.x + o0;
   int t0 = threadIdx.x;
-  __shared__ double shared_A[32][32];
   double private_t[1];
   __shared__ double shared_x[32];
   if (n >= 1 && b0 >= 0 && m >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (m >= T0 + t0 + 1) {
+      if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
         private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = t[((T0 + t0) - (0))];
+      } else {
+        if (m >= T0 + t0 + 1) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = t[((T0 + t0) - (0))];
+        }
       }
     }
   }
@@ -24,17 +27,12 @@ __global__ void __launch_bounds__(32) kernel0(double *__restrict__ A, double *__
       {
         int T0 = (32 * b0);
         int T1 = (0);
-        if (n >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, m - 1); c0++) {
-            shared_A[(c0) - ((T0))][(T1 + t0) - ((T1))] = A[((c0)) * (n) + (T1 + t0)];
-          }
-        }
-      }
-      {
-        int T0 = (32 * b0);
-        int T1 = (0);
-        if (n >= T1 + t0 + 1) {
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
           shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+        } else {
+          if (n >= T1 + t0 + 1) {
+            shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+          }
         }
       }
     }
@@ -42,12 +40,21 @@ __global__ void __launch_bounds__(32) kernel0(double *__restrict__ A, double *__
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (T1 == 0 && m >= T0 + t0 + 1) {
-        private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
-      }
-      if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
-        for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
-          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (shared_A[(T0 + t0) - ((T0))][(c0) - ((T1))] * shared_x[(c0) - ((T1))]);
+      if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
+        if (T1 == 0) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+        }
+        for (int c0 = T1; c0 <= T1 + 31; c0++) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+        }
+      } else {
+        if (T1 == 0 && m >= T0 + t0 + 1) {
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+        }
+        if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
+          for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+          }
         }
       }
     }
@@ -56,29 +63,33 @@ __global__ void __launch_bounds__(32) kernel0(double *__restrict__ A, double *__
       {
         int T0 = (32 * b0);
         int T1 = (c2);
-        if (n >= T1 + t0 + 1) {
-          for (int c0 = T0; c0 <= hx_min(T0 + 31, m - 1); c0++) {
-            shared_A[(c0) - ((T0))][(T1 + t0) - ((T1))] = A[((c0)) * (n) + (T1 + t0)];
-          }
-        }
-      }
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (n >= T1 + t0 + 1) {
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
           shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+        } else {
+          if (n >= T1 + t0 + 1) {
+            shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+          }
         }
       }
       __syncthreads();
       {
         int T0 = (32 * b0);
         int T1 = (c2);
-        if (T1 == 0 && m >= T0 + t0 + 1) {
-          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
-        }
-        if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
-          for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
-            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (shared_A[(T0 + t0) - ((T0))][(c0) - ((T1))] * shared_x[(c0) - ((T1))]);
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
+          if (T1 == 0) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          for (int c0 = T1; c0 <= T1 + 31; c0++) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+          }
+        } else {
+          if (T1 == 0 && m >= T0 + t0 + 1) {
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
+            for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
+              private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+            }
           }
         }
       }
@@ -87,8 +98,12 @@ __global__ void __launch_bounds__(32) kernel0(double *__restrict__ A, double *__
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (m >= T0 + t0 + 1) {
+      if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
         t[((T0 + t0) - (0))] = private_t[(((T0 + t0)) - ((T0)) - t0) / 32];
+      } else {
+        if (m >= T0 + t0 + 1) {
+          t[((T0 + t0) - (0))] = private_t[(((T0 + t0)) - ((T0)) - t0) / 32];
+        }
       }
     }
   }
@@ -104,8 +119,12 @@ __global__ void __launch_bounds__(32) kernel1(double *__restrict__ A, double *__
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
         private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = y[(T0 + t0)];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = y[(T0 + t0)];
+        }
       }
     }
   }
@@ -114,8 +133,12 @@ __global__ void __launch_bounds__(32) kernel1(double *__restrict__ A, double *__
       {
         int T0 = (32 * b0);
         int T1 = (0);
-        if (m >= T1 + t0 + 1) {
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
           shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+        } else {
+          if (m >= T1 + t0 + 1) {
+            shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+          }
         }
       }
     }
@@ -123,28 +146,14 @@ __global__ void __launch_bounds__(32) kernel1(double *__restrict__ A, double *__
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (T1 == 0 && n >= T0 + t0 + 1) {
-        private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
-      }
-      if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
-        for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
+      if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
+        if (T1 == 0) {
+          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+        }
+        for (int c0 = T1; c0 <= T1 + 31; c0++) {
           private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
         }
-      }
-    }
-    __syncthreads();
-    for (int c2 = 32; c2 < m; c2 += 32) {
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (m >= T1 + t0 + 1) {
-          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
-        }
-      }
-      __syncthreads();
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
+      } else {
         if (T1 == 0 && n >= T0 + t0 + 1) {
           private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
         }
@@ -154,13 +163,53 @@ __global__ void __launch_bounds__(32) kernel1(double *__restrict__ A, double *__
           }
         }
       }
+    }
+    __syncthreads();
+    for (int c2 = 32; c2 < m; c2 += 32) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
+          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+        } else {
+          if (m >= T1 + t0 + 1) {
+            shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+          }
+        }
+      }
+      __syncthreads();
+      {
+        int T0 = (32 * b0);
+        int T1 = (c2);
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
+          if (T1 == 0) {
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          for (int c0 = T1; c0 <= T1 + 31; c0++) {
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+          }
+        } else {
+          if (T1 == 0 && n >= T0 + t0 + 1) {
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
+          }
+          if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
+            for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
+              private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+            }
+          }
+        }
+      }
       __syncthreads();
     }
     {
       int T0 = (32 * b0);
       int T1 = (0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
         y[(T0 + t0)] = private_y[(((T0 + t0)) - ((T0)) - t0) / 32];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          y[(T0 + t0)] = private_y[(((T0 + t0)) - ((T0)) - t0) / 32];
+        }
       }
     }
   }

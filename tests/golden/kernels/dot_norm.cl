@@ -29,8 +29,12 @@ __kernel void kernel1(__global double *restrict d, __global double *restrict dot
   if (b0 >= 0 && n >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         hx_atomic_add_double(&dot[0], (x[(T0 + t0)] * y[(T0 + t0)]));
+      } else {
+        if (n >= T0 + t0 + 1) {
+          hx_atomic_add_double(&dot[0], (x[(T0 + t0)] * y[(T0 + t0)]));
+        }
       }
     }
   }
@@ -54,21 +58,34 @@ __kernel void kernel4(__global double *restrict d, __global double *restrict dot
   if (b0 >= 0 && n >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = d[(T0 + t0)];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = d[(T0 + t0)];
+        }
       }
     }
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = (x[(T0 + t0)] - y[(T0 + t0)]);
         hx_atomic_add_double(&ss[0], (private_d[(((T0 + t0)) - ((T0)) - t0) / 32] * private_d[(((T0 + t0)) - ((T0)) - t0) / 32]));
+      } else {
+        if (n >= T0 + t0 + 1) {
+          private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = (x[(T0 + t0)] - y[(T0 + t0)]);
+          hx_atomic_add_double(&ss[0], (private_d[(((T0 + t0)) - ((T0)) - t0) / 32] * private_d[(((T0 + t0)) - ((T0)) - t0) / 32]));
+        }
       }
     }
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         d[(T0 + t0)] = private_d[(((T0 + t0)) - ((T0)) - t0) / 32];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          d[(T0 + t0)] = private_d[(((T0 + t0)) - ((T0)) - t0) / 32];
+        }
       }
     }
   }

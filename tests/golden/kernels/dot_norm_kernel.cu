@@ -15,8 +15,12 @@ __global__ void __launch_bounds__(32) kernel1(double *__restrict__ d, double *__
   if (b0 >= 0 && n >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         atomicAdd(&dot[0], (x[(T0 + t0)] * y[(T0 + t0)]));
+      } else {
+        if (n >= T0 + t0 + 1) {
+          atomicAdd(&dot[0], (x[(T0 + t0)] * y[(T0 + t0)]));
+        }
       }
     }
   }
@@ -40,21 +44,34 @@ __global__ void __launch_bounds__(32) kernel4(double *__restrict__ d, double *__
   if (b0 >= 0 && n >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = d[(T0 + t0)];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = d[(T0 + t0)];
+        }
       }
     }
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = (x[(T0 + t0)] - y[(T0 + t0)]);
         atomicAdd(&ss[0], (private_d[(((T0 + t0)) - ((T0)) - t0) / 32] * private_d[(((T0 + t0)) - ((T0)) - t0) / 32]));
+      } else {
+        if (n >= T0 + t0 + 1) {
+          private_d[(((T0 + t0)) - ((T0)) - t0) / 32] = (x[(T0 + t0)] - y[(T0 + t0)]);
+          atomicAdd(&ss[0], (private_d[(((T0 + t0)) - ((T0)) - t0) / 32] * private_d[(((T0 + t0)) - ((T0)) - t0) / 32]));
+        }
       }
     }
     {
       int T0 = (32 * b0);
-      if (n >= T0 + t0 + 1) {
+      if (n >= T0 + 32 && T0 >= 0) {
         d[(T0 + t0)] = private_d[(((T0 + t0)) - ((T0)) - t0) / 32];
+      } else {
+        if (n >= T0 + t0 + 1) {
+          d[(T0 + t0)] = private_d[(((T0 + t0)) - ((T0)) - t0) / 32];
+        }
       }
     }
   }

@@ -105,7 +105,7 @@ async def test_code_tabs_are_highlighted_and_switch() -> None:
         await settle(app, pilot)
         code = app.query_one(CodeTabs)
         expected = {
-            "cuda": ("__global__ void __launch_bounds__(512) kernel0", "cuda"),
+            "cuda": ("__global__ void __launch_bounds__(128) kernel0", "cuda"),
             "opencl": ("__kernel void kernel0", "c"),
             "c": ("/* hexplore: matmul#scop0, tiled 32 */", "c"),
             "llvm": ('define void @"matmul_opt"', "llvm"),

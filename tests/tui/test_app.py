@@ -145,10 +145,9 @@ async def test_source_cursor_highlights_the_code_generated_from_it() -> None:
         assert "S1 -> lines" in static_text(app, "#code-ptx-text")
         await pilot.press("up", "up")  # line 15: C[i][j] = 0.0;
         lines = code.text_of("opencl").splitlines()
-        assert [lines[n - 1].strip() for n in code.highlighted["opencl"]] == [  # a thread's two points, unrolled
-            "private_C[(((T0 + t0)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;",
-            "private_C[(((T0 + t0 + 16)) - ((T0)) - t0) / 16][(((T1 + t1)) - ((T1)) - t1) / 32] = 0.0;",
-        ]
+        marked = [lines[n - 1].strip() for n in code.highlighted["opencl"]]
+        # a thread's 16 points, unrolled, in the full-tile code and in the partial-tile code
+        assert len(marked) == 32 and all(m.startswith("private_C[") and m.endswith("] = 0.0;") for m in marked), marked
 
 
 @pytest.mark.asyncio

@@ -331,11 +331,11 @@ def _outputs(layout: Layout, data: bytes) -> dict[str, np.ndarray]:
 
 
 class BuildFailed(Exception):
-    pass
+    """A compiler or tool run by the harness failed (the shimmed CUDA did not build)."""
 
 
 class RunFailed(Exception):
-    pass
+    """The program ran past its time limit or exited with a non-zero status."""
 
 
 # printed once by AddressSanitizer's swapcontext interceptor; the shim tells it of each switch of

@@ -631,12 +631,11 @@ def _full_tiles(sched: isl.UnionMap, shape: KernelShape) -> isl.Set | None:
         values = r if values is None else values.union(r)
     assert values is not None
     ts = shape.names.seq("T", shape.n_tiled)
-    ctx = values.get_ctx()
     full = isl.Set.universe(values.get_space().params())
     for k, t in enumerate(shape.tile[: shape.n_tiled]):
         n = values.dim(isl.dim_type.set)
         member = values.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(isl.dim_type.set, 0, k)
-        box = isl.Set.read_from_str(ctx, f"[{ts[k]}] -> {{ [x] : {ts[k]} <= x < {ts[k]} + {t} }}")
+        box = isl.Set.read_from_str(values.get_ctx(), f"[{ts[k]}] -> {{ [x] : {ts[k]} <= x < {ts[k]} + {t} }}")
         member = member.align_params(box.get_space())
         box = box.align_params(member.get_space())
         outside = box.subtract(member).params()
@@ -701,7 +700,9 @@ def _unrolled(scop: Scop, shape: KernelShape, n_inner: int, at: int, separate: b
     """isl's AST option that unrolls the loops over the points each thread runs of the band
     members it is mapped on (tile 32 over 16 threads: 2 points, ``c0`` and ``c0 + 16``), so that
     each point's register (``private_C[1][0]``) has a constant index: indexed by a loop counter,
-    nvcc keeps the array in local memory (a 16-byte stack frame in gemm's kernel)."""
+    nvcc keeps the array in local memory (a 16-byte stack frame in gemm's kernel). With `separate`
+    (full tiles), isl also splits the other loops where the statements they run change: gemm's
+    first step of `k`, which alone runs `C *= beta`, is peeled out of the loop."""
     ys = shape.names.seq("y", n_inner)
     dims, points = [], 1
     for k in range(shape.n_thread):

@@ -11,9 +11,11 @@ import islpy as isl
 import pytest
 
 from core_compiler.codegen.cuda import generate_cuda
-from core_compiler.pipeline import gpu_program
+from core_compiler.pipeline import GpuOptions, gpu_program
 from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
+from core_compiler.transform.gpu_mapping import MappingOptions
+from core_compiler.transform.memory import MemoryOptions
 from tests.helpers import only_scop
 
 SOURCE = """
@@ -64,7 +66,8 @@ def test_boundary_code_runs_and_matches_the_original(path: str, function: str) -
 
 def test_a_tiles_shared_copy_stays_inside_the_array(path: str) -> None:
     sa = only_scop(path, "edge")
-    gpu = gpu_program(sa)
+    every_reuse = MemoryOptions(min_shared_uses=1)  # a 5-point stencil: by default its reuse is left to the cache
+    gpu = gpu_program(sa, GpuOptions(mapping=MappingOptions(memory=every_reuse)))
     (kernel,) = gpu.kernels
     (promo,) = [p for p in kernel.promotions if p.array == "u" and p.place == "shared"]
     inside = isl.Set.read_from_str(sa.scop.ctx, "[m, n] -> { u[a, b] : 0 <= a < n and 0 <= b < m }")

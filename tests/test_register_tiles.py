@@ -6,7 +6,7 @@ loaded from shared memory feeding 4 of them. Each phase of a kernel also has a s
 tiles wholly inside the loop bounds, run when the tile is such a tile, without a bound check per
 point. The suite's default sizes (30 to 50) hardly fill a 32x64 tile, so the differential runs
 here use sizes that give full tiles and partial ones (70 = 64 + 6), exact multiples and 1.
-Shared memory only for elements a tile uses often (`SHARED_MIN_USES`): not jacobi-2d's stencil.
+Shared memory only for elements a tile uses often (`MemoryOptions.min_shared_uses`): not jacobi-2d's stencil.
 """
 
 from __future__ import annotations
@@ -67,10 +67,15 @@ def _sizes(name: str, value: int) -> dict[str, int]:
     return {p: (min(v, 3) if p in TIME_PARAMS else value) for p, v in sizes.items()}
 
 
-CASES = [(name, value) for name in ("gemm", "2mm", "syrk", "syr2k", "symm", "trmm") for value in (70, 64, 1)]
+# 70: full tiles and partial ones (make test); 64 and 1: exact multiples and one point (long tier)
+CASES = [
+    pytest.param(name, value, id=f"{name}-{value}", marks=() if value == 70 else pytest.mark.long)
+    for name in ("gemm", "2mm", "syrk", "syr2k", "symm", "trmm")
+    for value in (70, 64, 1)
+]
 
 
-@pytest.mark.parametrize(("name", "value"), CASES, ids=[f"{n}-{v}" for n, v in CASES])
+@pytest.mark.parametrize(("name", "value"), CASES)
 def test_register_tiles_match_the_original_on_opencl(name: str, value: int) -> None:
     k = SUITE[name]
     result = check_opencl(str(KERNELS / str(k["file"])), str(k["function"]), _sizes(name, value), k["size_limits"])  # type: ignore[arg-type]

@@ -39,6 +39,7 @@ class MemoryOptions:
     shared: bool = True
     private: bool = True
     max_shared_bytes: int = DEFAULT_MAX_SHARED_BYTES
+    min_shared_uses: int = 8  # shared memory only for elements a tile uses this often (`_uses_per_tile`)
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,17 +180,16 @@ def _place(
     if promo is None:
         return GlobalAccess(array, "its tile has no fixed size")
     uses = _uses_per_tile(scop, array, both, shape) / math.prod(promo.size)
-    if uses < SHARED_MIN_USES:
+    if uses < options.min_shared_uses:
         return GlobalAccess(array, f"each element of its tile would be used about {uses:.0f} times, which the GPU's cache serves as well")
     return promo
 
 
-# An element copied to shared memory must be used this many times in its tile, else the copy,
-# its barriers and the shared loads cost more than the L1 cache they replace: on an H100, global
-# memory was 1.5x faster for jacobi-2d (a 5-point stencil: each element used about 4 times) and
-# 2.3x for adi (rows read across threads only to coalesce them); gemm's tiles use each element
-# 32 to 64 times, and there shared memory was 1.6x faster.
-SHARED_MIN_USES = 8
+# `MemoryOptions.min_shared_uses`: an element copied to shared memory must be used this many
+# times in its tile, else the copy, its barriers and the shared loads cost more than the L1 cache
+# they replace: on an H100, global memory was 1.5x faster for jacobi-2d (a 5-point stencil: each
+# element used about 4 times) and 2.3x for adi (rows read across threads only to coalesce them);
+# gemm's tiles use each element 32 to 64 times, and there shared memory was 1.6x faster.
 
 
 def _uses_per_tile(scop: Scop, array: str, both: isl.UnionMap, shape: KernelShape) -> int:

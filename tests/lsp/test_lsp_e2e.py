@@ -189,14 +189,14 @@ async def test_hover_on_an_array_access(client: LanguageClient) -> None:
     text = hover.contents.value
     assert "### read of `A[i][k]` in S1" in text
     assert "[n] -> { S1[i, j, k] -> A[i, k] : 0 <= i < n and 0 <= j < n and 0 <= k < n }" in text
-    assert "memory placement: shared memory in kernel0: a 32x32 tile per block (reused within a tile)" in text
+    assert "memory placement: shared memory in kernel0: a 32x16 tile per block (reused within a tile)" in text
 
 
 async def test_hover_on_a_compound_assignment_shows_read_and_write(client: LanguageClient) -> None:
     hover = await _hover(client, 8, 9)  # C[i][j] += ...
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "### read and write of `C[i][j]` in S1" in hover.contents.value
-    assert "memory placement: registers in kernel0: 2x1 per thread" in hover.contents.value
+    assert "memory placement: registers in kernel0: 4x4 per thread" in hover.contents.value
 
 
 @pytest.mark.parametrize("line,char", [(0, 3), (2, 1), (10, 0), (18, 5)])
@@ -278,7 +278,7 @@ async def test_passes_and_artifact_requests(client: LanguageClient) -> None:
     cuda = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "codegen-cuda[0]"})
     assert cuda["language"] == "cuda-cpp" and re.search(r"__global__ void (__launch_bounds__\(\d+\) )?kernel0\(", cuda["text"])
     mapping = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "gpu-mapping[0]"})
-    assert "A: shared 32x32" in mapping["text"] and "C: register" in mapping["text"]
+    assert "A: shared 32x16" in mapping["text"] and "C: register" in mapping["text"]
     ad = await _request(client, "hexplore/artifact", {"uri": uri, "function": "matmul", "pass": "ad"})
     assert "void matmul_grad(" in ad["text"] and "d_A" in ad["text"]
 

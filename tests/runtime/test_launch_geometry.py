@@ -73,14 +73,15 @@ def test_grid_and_block_are_what_the_cuda_host_launches(file: str, params: dict[
 
 
 def test_gemm_geometry_by_hand() -> None:
-    """Tiles of 32x32 with 16x32 threads: x runs along j (nj = 50: 2 blocks), y along i."""
+    """Register tiles of 32x64 (i, j) with 16x8 threads: x runs along j (nj = 50: 1 block), y along
+    i (ni = 100: 4 blocks)."""
     (k,), _ = _launches("gemm.c", {"ni": 100, "nj": 50, "nk": 30})
-    assert (k.grid, k.block, k.axes) == ((2, 4, 1), (32, 16, 1), 2)
+    assert (k.grid, k.block, k.axes) == ((1, 4, 1), (16, 8, 1), 2)
     cl = opencl_launch(k)
-    assert (cl.global_size, cl.local_size) == ((64, 64), (32, 16))
+    assert (cl.global_size, cl.local_size) == ((16, 32), (16, 8))
 
 
 def test_an_empty_size_launches_nothing() -> None:
     (k,), host = _launches("gemm.c", {"ni": 0, "nj": 50, "nk": 30})
-    assert k.empty and k.grid == (2, 0, 1)
-    assert _host_geometry(host, {"ni": 0, "nj": 50, "nk": 30})["kernel0"][0] == (2, 1, 1)  # clamped to 1
+    assert k.empty and k.grid == (1, 0, 1)
+    assert _host_geometry(host, {"ni": 0, "nj": 50, "nk": 30})["kernel0"][0] == (1, 1, 1)  # clamped to 1

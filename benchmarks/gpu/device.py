@@ -11,7 +11,7 @@ Phases, each within the time left of `budget` seconds, results.json rewritten af
 5. LARGE, hexplore: one at a time. First a check run of every program (dump, and each launch
    timed with CUDA events: hx_ctx.cu), then `repeat` timed runs of those that finished; a program
    past `timeout` is reported as "> timeout";
-6. LARGE dumps compared.
+6. LARGE dumps compared with gcc's, each as soon as its program ran (`LargeChecks`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -309,9 +309,10 @@ def _check_run(prog: Path, name: str, timeout: float, dumps: Path) -> dict[str, 
 
 def gpu_large(bins: Path, kernels: list[str], variants: list[str], repeat: int,
               timeout: float, clock: Clock, reserve: float, size: str,
-              progress: Callable[[dict[str, dict]], None]) -> dict[str, dict]:
-    """hexplore's programs of `size` one at a time: a check run each, then `repeat` timed runs;
-    `progress` gets the results so far after each program."""
+              progress: Callable[[dict[str, dict]], None],
+              checked: Callable[[str, str, dict], None] = lambda k, v, e: None) -> dict[str, dict]:
+    """hexplore's programs of `size` one at a time: a check run each (handed to `checked`), then
+    `repeat` timed runs; `progress` gets the results so far after each program."""
     res: dict[str, dict] = {k: {} for k in kernels}
     progs = [(k, v) for k in kernels for v in variants]
     for k, v in progs:
@@ -323,6 +324,7 @@ def gpu_large(bins: Path, kernels: list[str], variants: list[str], repeat: int,
             res[k][v] = {"status": "skipped (time)"}
         else:
             res[k][v] = _check_run(prog, f"{v}.{size}.{k}", min(timeout, left), DUMPS / size)
+            checked(k, v, res[k][v])
         progress(res)
     for _ in range(repeat):
         for k, v in progs:
@@ -334,21 +336,30 @@ def gpu_large(bins: Path, kernels: list[str], variants: list[str], repeat: int,
     return res
 
 
-def check_large(m: dict, res: dict[str, dict], variants: list[str],
-                size: str) -> None:
-    """Compare the check runs' dumps of `size` with gcc's, several at a time."""
-    dumps = DUMPS / size
+class LargeChecks:
+    """The check runs' dumps of `size` compared with gcc's in worker processes, each as soon as
+    its program has run (the GPU phase leaves the host's cores idle), so that the comparison of
+    ~100 MB of dumps does not wait for, or outlast, the timings."""
 
-    def one(kv: tuple[str, str]) -> None:
-        k, v = kv
-        entry = res[k].get(v, {})
+    def __init__(self, m: dict, size: str) -> None:
+        self.types, self.dumps = m["types"], DUMPS / size
+        self.size = size
+        self.pool = ProcessPoolExecutor(max(1, min(4, (os.cpu_count() or 2) // 4)))
+        self.futures: dict[tuple[str, str], Future] = {}
+
+    def submit(self, k: str, v: str, entry: dict) -> None:
         if "check_run" in entry:
-            r = Run(**entry["check_run"])
-            entry["check"] = check(dumps / f"cpu.{size}.{k}.txt", r, dumps / f"{v}.{size}.{k}.txt",
-                                   RTOL[m["types"][k]])
+            self.futures[k, v] = self.pool.submit(
+                check, self.dumps / f"cpu.{self.size}.{k}.txt", Run(**entry["check_run"]),
+                self.dumps / f"{v}.{self.size}.{k}.txt", RTOL[self.types[k]])
 
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(one, [(k, v) for k in res for v in variants]))
+    def collect(self, res: dict[str, dict], timeout: float) -> None:
+        """Each finished comparison into its entry of `res`; those not done in `timeout` seconds
+        say so."""
+        done, _ = wait(list(self.futures.values()), timeout=max(timeout, 0.1))
+        for (k, v), f in self.futures.items():
+            res[k][v]["check"] = f.result() if f in done else {"status": "not compared (time)"}
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 # ---- driver --------------------------------------------------------------------------------------
@@ -383,14 +394,23 @@ def main(bundle: Path, out: Path, gpu: bool, budget: float, repeat: int, timeout
     ks, bins = m["kernels"], BUILD / "bin"
     slow_res: dict[str, dict] = {k: {} for k in slow or [] if k in ks and gpu}
     fast = [k for k in ks if k not in slow_res]
+    checks = LargeChecks(m, big) if big else None
+
+    def large_cpu() -> dict[str, dict]:  # gcc's, and the slow kernels' (compared as soon as they ran)
+        res = cpu_large(bins, ks, min(cpu_timeout, clock.left(60)), big, slow_res, tuple(variants))
+        for k, entries in slow_res.items():
+            for v, entry in entries.items():
+                checks.submit(k, v, entry)  # type: ignore[union-attr]
+        return res
+
     steps: list[tuple[str, Callable[[], object]]] = [
         ("build", lambda: build(bundle, gpu, clock, out)),
         ("mini", lambda: mini(bins, m, variants, timeout, small) if small else {}),
         ("cublas", lambda: cublas(bins, 30) if gpu else {"status": "no GPU"}),
-        ("cpu_large", lambda: cpu_large(bins, ks, min(cpu_timeout, clock.left(60)), big, slow_res, tuple(variants))
-         if big else {}),
+        ("cpu_large", lambda: large_cpu() if big else {}),
         ("gpu_large", lambda: {**slow_res, **gpu_large(bins, fast, variants, repeat, timeout, clock, 45, big,
-                                                       lambda r: _save(out, {**results, "gpu_large": {**slow_res, **r}}))}
+                                                       lambda r: _save(out, {**results, "gpu_large": {**slow_res, **r}}),
+                                                       checks.submit)}  # type: ignore[union-attr]
          if big else {}),
     ]
     for name, step in steps:
@@ -399,8 +419,8 @@ def main(bundle: Path, out: Path, gpu: bool, budget: float, repeat: int, timeout
         results[name] = step()
         results["phases"][name] = round(time.monotonic() - t0, 1)
         _save(out, results)
-    if big:
-        check_large(m, results["gpu_large"], variants, big)
+    if checks:
+        checks.collect(results["gpu_large"], clock.left(-5))
     _save(out, results)
     print(table.render(results))
 

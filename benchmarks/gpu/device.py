@@ -39,6 +39,7 @@ DUMPS = WORK / "dumps"  # emptied at the start of each run
 BUILD = WORK / "build"  # kept: make rebuilds what changed
 GPU_ENV = {"CUDA_MODULE_LOADING": "EAGER"}
 RTOL = {"double": 1e-6, "float": 1e-4, "int": 0.0}
+DUMP_SECONDS = 30  # a check run also prints its arrays: deriche's 8.8M numbers at LARGE take ~10 s
 T = TypeVar("T")
 
 
@@ -323,7 +324,7 @@ def gpu_large(bins: Path, kernels: list[str], variants: list[str], repeat: int,
         elif left < 1:
             res[k][v] = {"status": "skipped (time)"}
         else:
-            res[k][v] = _check_run(prog, f"{v}.{size}.{k}", min(timeout, left), DUMPS / size)
+            res[k][v] = _check_run(prog, f"{v}.{size}.{k}", min(timeout + DUMP_SECONDS, left), DUMPS / size)
             checked(k, v, res[k][v])
         progress(res)
     for _ in range(repeat):

@@ -32,7 +32,7 @@ def mapping_remarks(gpu: GpuProgram) -> list[Remark]:
                     "Offloaded",
                     f"offloaded to the GPU as {k.name}: statements {', '.join(k.statements)}, "
                     f"{len(k.tile)} block dimension(s) of {'x'.join(map(str, k.tile))} tiles, "
-                    f"block {block} threads" + memory_summary(k),
+                    f"block {block} threads" + (f" ({k.shape.why})" if k.shape.why else "") + memory_summary(k),
                     scop.range,
                     scop.function,
                     kernel=k.name,

@@ -72,6 +72,7 @@ class KernelShape:
     tile: tuple[int, ...]  # tile size per tiled member
     grid: tuple[int, ...] = ()  # blocks per block dim; () as many as tiles. Fewer: tiles modulo the grid
     names: Names = PLAIN  # of the block ids, thread ids, tile origins… (`core_compiler.transform.names`)
+    why: str = ""  # why the tiles differ from the default, for the remark
 
     @property
     def n_thread(self) -> int:

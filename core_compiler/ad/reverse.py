@@ -79,6 +79,7 @@ class _Plan:
     op: str
     short: bool  # `T += e` with e not reading T's array: d_T is left alone
     increments: list[tuple[Leaf, ir.Expr]] = field(default_factory=list)
+    guards: dict[int, tuple[ir.Expr, ...]] = field(default_factory=dict)  # by id of an increment's leaf
     self_partial: ir.Expr | None = None
     alias: bool = False
     stores: list[Tape] = field(default_factory=list)
@@ -161,22 +162,41 @@ class Reverse:
                 "ad", "NonDifferentiable", f"{n.reason}: its derivative is taken as zero (on the "
                 "path from `--wrt` to the outputs)", n.range, ctx.fn.name))  # fmt: skip
         plan = _Plan(node, st, target, op, short)
-        groups: dict[str, tuple[Leaf, ir.Expr]] = {}
+        own: ir.Expr | None = None
+        groups: dict[tuple[str, str], tuple[Leaf, ir.Expr, tuple[ir.Expr, ...]]] = {}
         for leaf, p in pairs:
-            key = ctx.c(leaf)
+            if ctx.c(leaf) == ctx.c(target):
+                own = p if own is None else add(own, p)
+                continue
+            guard = self.guard(st, value, leaf)
+            key = (ctx.c(leaf), " && ".join(ctx.c(c) for c in guard))
             old = groups.get(key)
-            groups[key] = (leaf, p) if old is None else (old[0], add(old[1], p))
-        own = groups.pop(ctx.c(target), None)
+            groups[key] = (leaf, p, guard) if old is None else (old[0], add(old[1], p), guard)
         if own is not None and not short:
-            plan.self_partial = self.available(own[1], st, plan)
+            plan.self_partial = self.available(own, st, plan)
         write = st.writes[0] if st.writes else None
-        for leaf, p in groups.values():
+        for leaf, p, guard in groups.values():
             plan.increments.append((leaf, self.available(p, st, plan)))
+            if guard:
+                plan.guards[id(leaf)] = tuple(self.available(c, st, plan) for c in guard)
             acc = ctx.read_access(st, leaf)
             if name_of(leaf) == name_of(target) and (acc is None or write is None
                                                      or accesses.may_alias_in_instance(acc, write)):  # fmt: skip
                 plan.alias = True
         return plan
+
+    def guard(self, st: Statement, value: ir.Expr, leaf: Leaf) -> tuple[ir.Expr, ...]:
+        """The conditions under which the increment of `leaf` runs: a read that C makes only under
+        an affine `?:` condition (``x[MAX(j - 2, 0)]`` read as ``j - 2 > 0 ? x[j - 2] : x[0]``) is
+        incremented under the `?:` conditions C evaluates it under, since its subscript may be
+        outside the array where they fail. Two reads of one element on the two sides of a `?:`
+        have different guards, so different increments. A condition that reads data is made
+        available (taped) by the caller like the partials: the reverse sweep runs after the
+        forward sweep has perhaps overwritten what it reads."""
+        acc = self.ctx.read_access(st, leaf)
+        if acc is None or not acc.info.guard:
+            return ()
+        return tuple(_path_conditions(value, leaf) or ())
 
     def available(self, p: ir.Expr, st: Statement, plan: _Plan) -> ir.Expr:
         """`p` with every value that the reverse sweep would not see recomputed or taped."""
@@ -262,7 +282,8 @@ class Reverse:
             acc = ctx.read_access(st, leaf)
             loops = parallel if acc is None else accesses.conflicts(st, acc, parallel, self.updates(name_of(leaf)))
             shadow = ctx.c(ctx.shadow(leaf))
-            (racy if loops else clean).append((shadow, loops))
+            if all(s != shadow for s, _ in racy + clean):  # one element on the two sides of a `?:`
+                (racy if loops else clean).append((shadow, loops))
         loop_names = ", ".join(f"`{lp.var}`" for lp in parallel)
         parts = [f"`{s}` is a reduction over loop(s) " + ", ".join(f"`{lp.var}`" for lp in ls)
                  + " (atomic or reduction on a GPU)" for s, ls in racy]  # fmt: skip
@@ -329,15 +350,8 @@ class Reverse:
         return out
 
     def guarded(self, plan: _Plan, leaf: Leaf, line: str) -> str:
-        """The increment of a read that C makes only under an affine `?:` condition (``x[MAX(j - 2,
-        0)]`` read as ``j - 2 > 0 ? x[j - 2][..] : x[0][..]``) runs under that condition too: its
-        subscript may be outside the array where the condition fails."""
-        st = plan.st
-        acc = self.ctx.read_access(st, leaf) if st is not None else None
-        if acc is None or not acc.info.guard:
-            return line
-        _, value = self.ctx.parts(plan.node)[::2]
-        conds = _path_conditions(value, leaf)
+        """`line`, the increment of `leaf`, under the increment's guard (see `guard`)."""
+        conds = plan.guards.get(id(leaf))
         if not conds:
             return line
         text = " && ".join(self.ctx.printer.expr(c, 6) for c in conds)

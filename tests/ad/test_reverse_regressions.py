@@ -247,3 +247,23 @@ def test_the_adjoint_of_a_guarded_read_is_guarded(tmp_path: Path) -> None:
     for sizes in ({"n": 9}, {"n": 1}):
         result = check_gradients(str(src), "lag", ("x",), sizes, backend="c")
         assert result.ok, result.report()
+
+
+GUARD_CASES = [("guarded_choice", n) for n in (37, 6, 2, 1, 0)] + [("both_sides", n) for n in (37, 1, 0)]
+
+
+@pytest.mark.parametrize(("name", "n"), GUARD_CASES, ids=[f"{k}-n{n}" for k, n in GUARD_CASES])
+def test_the_guard_of_an_increment_reads_what_the_forward_sweep_read(name: str, n: int) -> None:
+    """The guard of an increment is its read's `?:` conditions, and in `guarded_choice` one reads
+    ``x[i]``, which a later iteration overwrites: the guard read the final value while the partials
+    read the tape (dot-product test 0.34 at n = 37). In `both_sides`, ``x[i]`` read on both sides of
+    ``i > 0 ? .. : ..`` had one increment under ``i > 0`` (0.30); now one per side. Each failed
+    before its fix (fuzzer seed 261)."""
+    d = differentiate(str(OWN / f"{name}.c"), name, ("x",))
+    guards = {"guarded_choice": ["if (tape_S0_x[i] > 1.0 && i > 0) d_x[i - 1] +="],
+              "both_sides": ["if (i > 0) d_x[i] +=", "if (!(i > 0)) d_x[i] +="]}[name]  # fmt: skip
+    assert all(g in d.source for g in guards), d.source
+    result = check_gradients(str(OWN / f"{name}.c"), name, ("x",), {"n": n}, backend="c")
+    if n > 1:
+        assert result.jvp_norm > 1e-8, "the Jacobian along u is zero; the check would be vacuous"
+    assert result.ok, result.report()

@@ -16,6 +16,7 @@ import islpy as isl
 
 from core_compiler.scop.model import Scop
 from core_compiler.source_map import tag
+from core_compiler.transform.gpu_mapping import when_parts
 
 _T: Any = isl.ast_node_type
 _OP: Any = isl.ast_expr_op_type
@@ -26,6 +27,7 @@ C_PREAMBLE = """#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n
 """
 
 UserHook = Callable[[isl.AstExpr], list[str]]
+
 MarkHook = Callable[[str, isl.AstNode, int], list[str] | None]
 
 
@@ -73,7 +75,10 @@ class CPrinter:
                 out += self.print(node.if_get_else_node(), depth + 1)
             return [*out, f"{pad}}}"]
         if kind == _T.user:
-            return [pad + ln for ln in self.user(node.user_get_expr())]
+            cond, call = when_parts(node.user_get_expr())
+            if cond is not None:
+                return [f"{pad}if ({expr_c(cond)}) {{", *[pad + "  " + ln for ln in self.user(call)], f"{pad}}}"]
+            return [pad + ln for ln in self.user(call)]
         if kind == _T.mark:
             name = node.mark_get_id().get_name()
             if self.mark is not None:
@@ -174,6 +179,8 @@ def walk_host(node: isl.AstNode, env: dict[str, int], on_user: Callable[[isl.Ast
         elif node.if_has_else_node():
             walk_host(node.if_get_else_node(), env, on_user)
     elif kind == _T.user:
-        on_user(node.user_get_expr(), env)
+        cond, call = when_parts(node.user_get_expr())
+        if cond is None or evaluate(cond, env):
+            on_user(call, env)
     elif kind == _T.mark:
         walk_host(node.mark_get_node(), env, on_user)

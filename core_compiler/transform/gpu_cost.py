@@ -44,7 +44,7 @@ import islpy as isl
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Access, Scop, Statement
 from core_compiler.transform.counting import Count, NotCountable, count, from_pw_aff, sum_over
-from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
+from core_compiler.transform.gpu_mapping import GpuProgram, Kernel, when_parts
 from core_compiler.transform.memory import ELEM_BYTES
 from core_compiler.transform.profitability import (
     Profitability,
@@ -445,7 +445,8 @@ def _walk_host(node: isl.AstNode, dims: list[str], conds: list[str], user: Any) 
         if node.if_has_else_node():
             _walk_host(node.if_get_else_node(), dims, [*conds, f"not ({cond})"], user)
     elif kind == _AST.user:
-        user(node.user_get_expr(), dims, conds)
+        guard, call = when_parts(node.user_get_expr())
+        user(call, dims, conds if guard is None else [*conds, _isl_text(guard)])
     elif kind == _AST.mark:
         _walk_host(node.mark_get_node(), dims, conds, user)
 

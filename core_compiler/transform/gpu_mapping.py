@@ -307,7 +307,7 @@ class _Mapper:
                 return isl.AstNode.user_from_expr(isl.AstExpr.from_id(isl.Id(name, context=ctx)).call(isl.AstExprList.alloc(ctx, 0)))
             pma = isl.PwMultiAff.from_map(isl.Map.from_union_map(to_host).coalesce())
             pma = pma.set_tuple_id(isl.dim_type.out, isl.Id(name, context=ctx))
-            return isl.AstNode.user_from_expr(b.call_from_pw_multi_aff(pma))
+            return isl.AstNode.user_from_expr(_when(b, b.call_from_pw_multi_aff(pma)))
 
         build = _set_callback(build.set_before_each_mark(before_mark))
         build = _set_callback(build.set_create_leaf(create_leaf))
@@ -321,6 +321,32 @@ class _Mapper:
             return build.node_from_schedule(host_schedule)
         finally:
             ctx.set_ast_build_group_coscheduled(grouped)
+
+
+# A host leaf that runs only under a condition: ``hx_when(cond, kernel0(h0, h1))`` (`host_ast`
+# emits it where a kernel's launches cover only some iterations of the loops around it).
+WHEN = "hx_when"
+
+
+def when_parts(e: isl.AstExpr) -> tuple[isl.AstExpr | None, isl.AstExpr]:
+    """A user node's condition (None: always) and the call it guards."""
+    if e.get_op_n_arg() == 3 and e.get_op_arg(0).get_type() == isl.ast_expr_type.id and e.get_op_arg(0).get_id().get_name() == WHEN:
+        return e.get_op_arg(1), e.get_op_arg(2)
+    return None, e
+
+
+def _when(build: isl.AstBuild, call: isl.AstExpr) -> isl.AstExpr:
+    """`call`, guarded by the iterations of the loops around it where the leaf has instances
+    (``hx_when(cond, call)``), unless it has some at every iteration or a condition on the sizes
+    alone would do (a launch with no instance is harmless, a second launch at the same values is
+    not: fuzzer seed 193)."""
+    points = isl.Set.from_union_set(build.get_schedule().range()).coalesce()
+    no_instance = isl.Set.universe(points.get_space()).intersect_params(points.params().complement())
+    cond = build.expr_from_set(points.union(no_instance).coalesce())
+    if cond.get_type() == isl.ast_expr_type.int and cond.get_val().is_one():
+        return call
+    args = isl.AstExprList.alloc(build.get_ctx(), 2).add(build.expr_from_set(points)).add(call)
+    return isl.AstExpr.from_id(isl.Id(WHEN, context=build.get_ctx())).call(args)
 
 
 def _set_callback(result: object) -> isl.AstBuild:
@@ -814,10 +840,22 @@ def _mapping_set(ctx: isl.Context, scop: Scop, host: tuple[str, ...], n_dims: in
 def _grid(
     ctx: isl.Context, sched: isl.UnionMap, tile: tuple[int, ...], n_block: int, host: tuple[str, ...]
 ) -> tuple[tuple[isl.AstExpr, ...], tuple[isl.AstExpr, ...]]:
-    """First and last tile index per block dim, as AST expressions over parameters and h*."""
+    """First and last tile index per block dim, as AST expressions over parameters and h*. Where
+    isl's budget runs out on the exact bounds (fuzzer seed 435: 40 s, then islpy's error), those
+    of the image's box: a block whose tile holds no instance runs nothing."""
     if n_block == 0 or sched.is_empty():
         return (), ()
     image = isl.Set.from_union_set(sched.range())
+    try:
+        return _tile_bounds(ctx, image, tile, n_block)
+    except isl.Error:
+        ctx.reset_operations()
+        return _tile_bounds(ctx, isl.Set.from_basic_set(image.simple_hull()), tile, n_block)
+
+
+def _tile_bounds(
+    ctx: isl.Context, image: isl.Set, tile: tuple[int, ...], n_block: int
+) -> tuple[tuple[isl.AstExpr, ...], tuple[isl.AstExpr, ...]]:
     build = isl.AstBuild.from_context(image.params())
     lo, hi = [], []
     for k in range(n_block):

@@ -89,12 +89,10 @@ def test_reverse_mode_of_a_guarded_read(tmp_path: Path) -> None:
     assert result.ok, result.report()
 
 
-# Found by the fuzzer, not fixed yet (reported to the owners of the code; non-strict xfail, so a
-# fix shows up as XPASS: then drop the mark).
-
-# Seed 193: the GPU host code's second loop runs from min to max of the two kernels' `h1` (3 and
-# h0/2 - 2) and launches *both* kernels in every iteration, with `h1` fixed: S1's `+=` runs
-# several times (OpenCL 375.37 where C gives 98.37). C and LLVM are right.
+# Seed 193: the GPU host code's second loop ran from min to max of the two kernels' `h1` (3 and
+# h0/2 - 2) and launched *both* kernels in every iteration, with `h1` fixed: S1's `+=` ran
+# several times (OpenCL 375.37 where C gives 98.37). Each launch is now guarded by the
+# iterations where its kernel has instances (`gpu_mapping._when`: `hx_when(cond, kernel0(..))`).
 HOST_LOOP = """void f(int n, double A[2 * n + 3][2 * n + 3])
 {
   for (int i = 0; i < n + 1; i++)
@@ -106,17 +104,34 @@ HOST_LOOP = """void f(int n, double A[2 * n + 3][2 * n + 3])
 """
 
 
-@pytest.mark.xfail(reason="GPU host loop launches each kernel once per value of the other's h1 (fuzzer seed 193)")
 def test_gpu_host_loop_launches_each_kernel_once(tmp_path: Path) -> None:
     from core_compiler.runtime.differential import check_opencl
 
     path = str(tmp_path / "host_loop.c")
     Path(path).write_text(HOST_LOOP)
-    assert check_opencl(path, "f", {"n": 5}).ok
+    for n in (5, 12, 1, 0):
+        assert check_opencl(path, "f", {"n": n}).ok, n
 
 
-# Seed 435: isl's operation limit in the GPU mapping's grid (`_grid`, `dim_max`) is not caught:
-# islpy's "maximal number of operations exceeded" reaches the caller (OpenCL, CUDA).
+def test_gpu_host_loop_launches_each_kernel_once_in_cuda_c(tmp_path: Path) -> None:
+    """The same host code as CUDA C (the guard printed as an `if`), run on the CPU."""
+    from tests.cuda_cpu import harness
+
+    why = harness.unavailable()
+    if why:
+        pytest.skip(why)
+    path = str(tmp_path / "host_loop.c")
+    Path(path).write_text(HOST_LOOP)
+    cases = [harness.prepare(path, "f", {"n": n}, name=f"host_loop-{n}") for n in (5, 12, 1)]
+    results = harness.run_cases(cases)
+    assert len(results) == 3 and all(r.ok for r in results.values()), "\n".join(r.report() for r in results.values())
+
+
+
+
+# Seed 435: isl's operation limit in the GPU mapping's grid (`_grid`, `dim_max`) was not caught:
+# islpy's "maximal number of operations exceeded" reached the caller (OpenCL, CUDA; a traceback
+# from `hexplore compile`). The grid now falls back to the bounds of the tiles' box.
 GRID_BUDGET = """void f(int n, double B[n + 1][n + 1][n + 4], double y[2 * n + 2][2 * n + 3])
 {
   for (int i = 0; i < n % 7; i++) {
@@ -131,8 +146,7 @@ GRID_BUDGET = """void f(int n, double B[n + 1][n + 1][n + 4], double y[2 * n + 2
 """
 
 
-@pytest.mark.long  # 40 s of isl before it fails; the long tier runs it
-@pytest.mark.xfail(reason="isl's operation limit in gpu_mapping._grid escapes (fuzzer seed 435)")
+@pytest.mark.long  # 75 s of isl; the long tier runs it
 def test_gpu_mapping_survives_isl_budget(tmp_path: Path) -> None:
     from core_compiler.runtime.differential import check_opencl
 

@@ -127,8 +127,6 @@ def test_gpu_host_loop_launches_each_kernel_once_in_cuda_c(tmp_path: Path) -> No
     assert len(results) == 3 and all(r.ok for r in results.values()), "\n".join(r.report() for r in results.values())
 
 
-
-
 # Seed 435: isl's operation limit in the GPU mapping's grid (`_grid`, `dim_max`) was not caught:
 # islpy's "maximal number of operations exceeded" reached the caller (OpenCL, CUDA; a traceback
 # from `hexplore compile`). The grid now falls back to the bounds of the tiles' box.

@@ -108,15 +108,17 @@ class MapToGpu:
 class CudaCodegen:
     """PPCG's layout: kernels, their header and the host code. `offload_if` is the profitability
     model's run-time condition (the host code falls back to the CPU when it is false); `order` is
-    the host function's parameter order (the original function's)."""
+    the host function's parameter order (the original function's); `host_name` names the host
+    function of a SCoP that is not its function's whole body (`generate_cuda`)."""
 
     name: ClassVar[str] = "codegen-cuda"
     language: ClassVar[str] = "cuda-cpp"
     offload_if: str | None = None
     order: tuple[str, ...] = ()
+    host_name: str | None = None
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
-        return replace(u, cuda=generate_cuda(u.need("gpu"), u.stem, self.offload_if, self.order)), []
+        return replace(u, cuda=generate_cuda(u.need("gpu"), u.stem, self.offload_if, self.order, self.host_name)), []
 
     def render(self, u: ScopUnit) -> str:
         return self.source_map_of(u)[0]

@@ -38,9 +38,10 @@ The output is deterministic: the same text, analysis and options give the same b
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import islpy as isl
 
@@ -208,7 +209,7 @@ def _own_arrays(scop: Scop, text: str | None) -> tuple[list[str], list[str]]:
     def walk(stmts: tuple[ir.Stmt, ...], top: bool) -> None:
         for s in stmts:
             if isinstance(s, ir.Decl) and isinstance(s.type, ir.Array):
-                (before if top else inside).append(_array_declaration(s, text))
+                (before if top else inside).append(array_declaration(s, text))
             if not isinstance(s, ir.For | ir.OtherLoop):  # those inside loops are buffers
                 walk(ir.sub_statements(s), False)
 
@@ -216,7 +217,7 @@ def _own_arrays(scop: Scop, text: str | None) -> tuple[list[str], list[str]]:
     return before, inside
 
 
-def _array_declaration(decl: ir.Decl, text: str | None) -> str:
+def array_declaration(decl: ir.Decl, text: str | None) -> str:
     """``double t[8][n];`` as `decl` declares it, ``static`` when the source says so."""
     assert isinstance(decl.type, ir.Array)
     dims = "".join(f"[{d}]" for d in decl.type.dims)
@@ -251,7 +252,17 @@ def preamble_text(uses_malloc: bool) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def splice(text: str, pieces: list[CScopCode], preamble_line: int, preamble: str) -> str:
+class Spliced(Protocol):
+    """Text that replaces a range of the source: a SCoP's code, or a call of its host function."""
+
+    @property
+    def range(self) -> SourceRange: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def splice(text: str, pieces: Sequence[Spliced], preamble_line: int, preamble: str) -> str:
     """Replace each piece's range in `text` (clang columns count bytes) and add the preamble."""
     data = text.encode("utf-8")
     starts = _line_starts(data)

@@ -1,17 +1,32 @@
 """`hexplore compile`: schedule, map and generate code for every SCoP of a file.
 
 Returns generated files (name -> text) and remarks: one per kernel saying what was offloaded and
-how it was mapped, one per SCoP that stayed on the host.
+how it was mapped, one per SCoP that stayed on the host. A function that is more than its one SCoP
+keeps its source in ``<stem>_host.c``, each offloaded SCoP a call (`codegen/host_calls.py`).
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core_compiler.analysis import FileAnalysis
+from core_compiler.analysis import FileAnalysis, FunctionAnalysis, ScopAnalysis
 from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.codegen.cuda import host_header, host_parameter
+from core_compiler.codegen.host_calls import (
+    HOST_FILE,
+    HostCall,
+    called,
+    host_calls_file,
+    host_function_name,
+    scop_call,
+    scop_header,
+    split_problem,
+    takes_whole,
+    whole_function,
+)
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
 from core_compiler.remarks import Remark, passed
 from core_compiler.source_map import SourceMap
@@ -37,39 +52,101 @@ def compile_file(
     text: str | None = None,
     always_offload: bool = False,
 ) -> CompileResult:
-    """`text` is the source `fa` was analysed from (default: the file); only the C target reads it."""
+    """`text` is the source `fa` was analysed from (default: the file); the C target reads it, and
+    the CUDA target where a function is more than its one SCoP (`codegen/host_calls.py`)."""
     options = options or GpuOptions()
     if target == "c":
         return compile_c(fa, c_options or COptions(), text)
-    files: dict[str, str] = {}
-    maps: dict[str, SourceMap] = {}
-    remarks: list[Remark] = []
-    stem = Path(fa.path).stem
+    out = _Output(fa.path, text if text is not None else _LazyText(fa.path))
     for f in fa.functions:
+        split = target == "cuda" and not takes_whole(f)
         for sa in f.scops:
-            name = f"{stem}_{f.function.name}" + (f"_{sa.scop.index}" if sa.scop.index else "")
-            worth, mapped = decide(sa.scop), None
-            if worth.decision != "cpu":  # enough work: the cost model weighs the GPU code against the CPU
-                mapped = run_passes(ScopUnit(sa, name), options.passes())
-                worth = offload_decision(mapped.need("gpu"))
-            remarks.append(worth.remark)
-            if worth.decision == "cpu" and not always_offload:
-                continue
-            codegen: CudaCodegen | OpenclCodegen = OpenclCodegen()
-            if target == "cuda":
-                check = None if always_offload else worth.condition_c
-                codegen = CudaCodegen(check, tuple(host_parameter(p) for p in f.function.params))  # the original's ABI
-            unit = run_passes(mapped, (codegen,)) if mapped else run_passes(ScopUnit(sa, name), (*options.passes(), codegen))
-            remarks += mapping_remarks(unit.need("gpu"))
-            if target == "cuda":
-                files.update(unit.need("cuda").files(name))
-                maps.update(unit.need("cuda").source_maps(name))
-                files[f"{name}_host.h"] = host_header(f.function, unit.need("cuda").host_params, name)
-                maps[f"{name}_host.h"] = SourceMap()
-            else:
-                files[f"{name}.cl"] = unit.need("opencl").source
-                maps[f"{name}.cl"] = unit.need("opencl").source_map
-    return CompileResult(files, tuple(remarks), maps)
+            _compile_scop(out, f, sa, target, options, always_offload, split)
+    calls = [c for c in out.calls if c.header]  # SCoPs replaced by calls: the source is rewritten
+    if calls:
+        name = f"{out.stem}{HOST_FILE}"
+        out.files[name] = host_calls_file(out.source(), out.calls)
+        out.maps[name] = SourceMap()
+    return CompileResult(out.files, tuple(out.remarks), out.maps)
+
+
+@dataclass(frozen=True)
+class _LazyText:
+    """The source file, read when a function is more than its SCoP."""
+
+    path: str
+
+    def read(self) -> str:
+        return Path(self.path).read_text(encoding="utf-8")
+
+
+@dataclass
+class _Output:
+    """What `compile_file` gathers, SCoP by SCoP."""
+
+    path: str
+    text: str | _LazyText
+    files: dict[str, str] = field(default_factory=dict)
+    maps: dict[str, SourceMap] = field(default_factory=dict)  # file -> its statements' lines
+    remarks: list[Remark] = field(default_factory=list)
+    calls: list[HostCall] = field(default_factory=list)  # what `<stem>_host.c` replaces
+
+    @property
+    def stem(self) -> str:
+        return Path(self.path).stem
+
+    def source(self) -> str:
+        if isinstance(self.text, _LazyText):
+            self.text = self.text.read()
+        return self.text
+
+    @functools.cached_property
+    def taken(self) -> frozenset[str]:
+        """The identifiers of the source, which generated names avoid."""
+        return frozenset(re.findall(r"[A-Za-z_]\w*", self.source()))
+
+
+def _compile_scop(
+    out: _Output, f: FunctionAnalysis, sa: ScopAnalysis, target: str, options: GpuOptions, always: bool, split: bool
+) -> None:
+    """One SCoP's files and remarks; `split`: its function is more than it (a host function of its
+    own, called from the rewritten source)."""
+    problem = split_problem(f, sa, out.path, out.source()) if split else None
+    if problem is not None:
+        out.remarks.append(problem)
+        return
+    name = f"{out.stem}_{f.function.name}" + (f"_{sa.scop.index}" if sa.scop.index else "")
+    worth, mapped = decide(sa.scop), None
+    if worth.decision != "cpu":  # enough work: the cost model weighs the GPU code against the CPU
+        mapped = run_passes(ScopUnit(sa, name), options.passes())
+        worth = offload_decision(mapped.need("gpu"))
+    out.remarks.append(worth.remark)
+    if worth.decision == "cpu" and not always:
+        return
+    codegen: CudaCodegen | OpenclCodegen = OpenclCodegen()
+    host_name = host_function_name(sa, out.taken) if split else None
+    if target == "cuda":
+        check = None if always else worth.condition_c
+        order = () if split else tuple(host_parameter(p) for p in f.function.params)  # the original's ABI
+        codegen = CudaCodegen(check, order, host_name)
+    unit = run_passes(mapped, (codegen,)) if mapped else run_passes(ScopUnit(sa, name), (*options.passes(), codegen))
+    out.remarks += mapping_remarks(unit.need("gpu"))
+    if target != "cuda":
+        out.files[f"{name}.cl"] = unit.need("opencl").source
+        out.maps[f"{name}.cl"] = unit.need("opencl").source_map
+        return
+    cuda = unit.need("cuda")
+    out.files.update(cuda.files(name))
+    out.maps.update(cuda.source_maps(name))
+    out.maps[f"{name}_host.h"] = SourceMap()
+    if host_name is None:
+        out.files[f"{name}_host.h"] = host_header(f.function, cuda.host_params, name)
+        if Path(f.function.range.file).resolve() == Path(out.path).resolve():  # in the text rewritten
+            out.calls.append(whole_function(f, name))
+        return
+    out.files[f"{name}_host.h"] = scop_header(host_name, cuda.host_params, name, sa.scop.name)
+    out.calls.append(scop_call(f, sa, host_name, cuda.host_params, name, out.source()))
+    out.remarks.append(called(sa, host_name, name, out.stem))
 
 
 def compile_c(fa: FileAnalysis, options: COptions, text: str | None = None) -> CompileResult:

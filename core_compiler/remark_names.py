@@ -294,6 +294,19 @@ _entry("RuntimeOffloadCheck", ANALYSIS, ("profitability",), GPU,
        "The generated host code computes the estimate shown in the message first, and the GPU "
        "cost model's estimated GPU and CPU times, and runs the original loops on the CPU when the "
        "work is below the threshold or the GPU would be slower.")  # fmt: skip
+_entry("HostFunctionCall", PASSED, ("codegen-cuda",), GPU,
+       "The function is more than this loop nest, so the nest's CUDA host code is a function of "
+       "its own (`<function>_scop<k>`), and `<stem>_host.c`, the source file with each offloaded "
+       "nest replaced by a call of its host function, keeps the rest of the function as written.",
+       "Build `<stem>_host.c` with the C compiler in place of the source file, the `.cu` files with "
+       "nvcc, and link them. A function whose body is one loop nest is its host function itself.")  # fmt: skip
+_entry("KeptOnCpuForCaller", MISSED, ("codegen-cuda",), GPU,
+       "The function is more than this loop nest, and its nest cannot be a host function of its own "
+       "called from the C: the code around it reads a scalar, a local array or a loop counter the "
+       "nest sets (a host function hands back only the arrays it writes), or the nest is in another "
+       "file, or one of its sizes is not a plain variable. It stays on the CPU as written.",
+       "The message names the value and the range points at the code that reads it: keep such a "
+       "value in an array the function receives, or declare it inside the loop nest.")  # fmt: skip
 
 # ---------------------------------------------------------------------------------------- CPU
 

@@ -348,7 +348,7 @@ def derivative_code(req: GradRequest, d: Derivative, target: str) -> str:
     if target == "c":
         return d.source
     fa = analyze_file(req.path, d.translation_unit, req.parse, only=d.core)
-    return files_text(compile_file(fa, target, always_offload=True).files)
+    return files_text(compile_file(fa, target, text=d.translation_unit, always_offload=True).files)
 
 
 def grad_params(params: Sequence[str]) -> dict[str, int]:

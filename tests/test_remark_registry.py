@@ -301,6 +301,13 @@ void breaks(int n, double *a) {
 void continues(int n, double *a) {
   for (int i = 0; i < n; i++) { if (i % 3 == 0) continue; a[i] = 1.0; }
 }
+void report(double *p);
+void more_than_a_nest(int n, double A[n][n], double B[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++) A[i][j] += B[i][k] * B[k][j];
+  report(&A[0][0]);
+}
 """
 
 

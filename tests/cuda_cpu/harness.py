@@ -8,7 +8,10 @@ function's place. The harness rewrites each launch ``kernel0<<<grid, block>>>(ar
 nvcc header), with ``g++ -std=c++20 -x c++ -fsanitize=address``, and a driver that declares the
 original's signature (a host function that differs is a conflicting declaration), reads every
 argument from a file (scalars by value, arrays into buffers of exactly their size), calls the host
-function and writes the arrays back. The reference (`core_compiler.runtime.reference`) gets the
+function and writes the arrays back (and the return value). Where the function is more than one
+loop nest, ``compile`` also writes ``<stem>_host.c``, the source with each nest replaced by a call of
+its host function: that file is built as C (gcc, AddressSanitizer) and linked in, every pair of
+kernel and host files is included, and the driver calls the rewritten function. The reference (`core_compiler.runtime.reference`) gets the
 same inputs (`runtime.inputs.make_inputs`) and `runtime.compare.compare_arrays` judges.
 
 Each case runs in its own process with a time limit, so a segfault, an AddressSanitizer report
@@ -38,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from core_compiler.analysis import AnalysisOptions, analyze_file
+from core_compiler.codegen.host_calls import HOST_FILE
 from core_compiler.compile import compile_file
 from core_compiler.errors import NotCheckable
 from core_compiler.frontend import ParseOptions
@@ -51,6 +55,8 @@ from core_compiler.runtime.signature import ArraySlot, Layout, ScalarSlot, layou
 
 INCLUDE = Path(__file__).resolve().parent / "include"
 CXX = os.environ.get("CXX_CUDA_CPU", "g++")
+CC = os.environ.get("CC_CUDA_CPU", "gcc")  # `<stem>_host.c`, the rewritten source, is C (VLA parameters)
+C_FLAGS = ("-std=gnu11", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address", "-w")
 # -O0: at -O1 g++ takes 3x as long (10x with -fsanitize=undefined) on deriche's 19 kernels, and
 # runs at PolyBench's MINI sizes take milliseconds either way
 FLAGS = ("-std=c++20", "-x", "c++", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address", "-pthread", "-w")
@@ -73,6 +79,12 @@ class CudaCpuCase:
     files: Mapping[str, str]  # file name -> text, as `compile` writes them
     inputs: Mapping[str, np.ndarray]
     expected: Mapping[str, np.ndarray]  # every array after the original ran on `inputs`
+    source_dir: str = ""  # the source's folder: `<stem>_host.c` includes what it included
+
+    @property
+    def rewritten(self) -> str | None:
+        """``<stem>_host.c`` where the function is more than one loop nest; None otherwise."""
+        return next((n for n in self.files if n.endswith(HOST_FILE)), None)
 
     @property
     def kernels(self) -> int:
@@ -140,21 +152,24 @@ def prepare(
     name: str | None = None,
 ) -> CudaCpuCase:
     """`function`'s CUDA (``compile --target cuda --always-offload``) and the original's outputs
-    on the deterministic inputs; `NotCheckable` where the host function is no drop-in for the
-    function (code besides one loop nest, a return value, globals)."""
+    on the deterministic inputs; `NotCheckable` where it uses globals, or where it is one loop nest
+    after scalar set-up that the host function, taking the function's place, leaves out."""
     layout = layout_for_source(path, function, params, size_limits=size_limits, options=parse)
     base = parse or ParseOptions()
     options = ParseOptions(base.include_dirs, layout.defines, base.extra_args)
     fa = analyze_file(path, parse_options=options, options=AnalysisOptions(), only=function)
     (fn,) = fa.functions
     layout = fit_layout(fn.function, fn.scops, layout)
-    values = scop_values(fn.function, fn.scops, layout)
-    if values.result is not None or values.prologue or any(s.glob for s in layout.slots):
-        raise NotCheckable(f"`{function}` computes scalars before its loops, returns a value or uses globals")
+    if any(s.glob for s in layout.slots):
+        raise NotCheckable(f"`{function}` uses globals")
     files = compile_file(fa, "cuda", options=gpu, always_offload=True).files
+    if not any(n.endswith(HOST_FILE) for n in files):  # the host function is `function`
+        values = scop_values(fn.function, fn.scops, layout)
+        if values.result is not None or values.prologue:
+            raise NotCheckable(f"`{function}` computes scalars before its loops or returns a value")
     inputs = make_inputs(layout)
     expected = reference_outputs(call_reference(build_reference(path, layout), layout, inputs))
-    return CudaCpuCase(name or function, layout, files, inputs, expected)
+    return CudaCpuCase(name or function, layout, files, inputs, expected, str(Path(path).resolve().parent))
 
 
 def run_cases(cases: Iterable[CudaCpuCase], batch: int = BATCH) -> dict[str, CudaCpuResult]:
@@ -164,7 +179,8 @@ def run_cases(cases: Iterable[CudaCpuCase], batch: int = BATCH) -> dict[str, Cud
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending: list[CudaCpuCase] = []
         for case in cases:
-            if any(_host_function(c) == _host_function(case) for c in pending) or len(pending) == batch:
+            alone = case.rewritten is not None or any(c.rewritten for c in pending)  # it defines the file's functions
+            if alone or any(_host_function(c) == _host_function(case) for c in pending) or len(pending) == batch:
                 futures.append(pool.submit(_build_and_run, pending))
                 pending = []
             pending.append(case)
@@ -246,18 +262,17 @@ def _cxx(c_type: str) -> str:
 def case_source(case: CudaCpuCase, directory: str) -> str:
     """The case's files, included in a namespace of their own with the original's prototype
     first, and ``run(in, out)``: per slot of the layout, its byte count (a uint64) and its bytes
-    are read; the host function is called; the arrays are written back in slot order."""
-    (host,) = [n for n in case.files if n.endswith("_host.cu")]
-    (kernel,) = [n for n in case.files if n.endswith("_kernel.cu")]
+    are read; the function is called; the arrays are written back in slot order, then what it
+    returned."""
     layout = case.layout
     types = ", ".join(_cxx(s.c_type) + (" *" if isinstance(s, ArraySlot) else "") for s in layout.slots)
     lines = [
-        f'#include "{directory}/{kernel}"',
         "/* the original's signature: a host function that differs is a conflicting declaration */",
-        f'extern "C" void {layout.function}({types or "void"});',
-        f'#include "{directory}/{host}.cpu"',
-        "static int run(FILE *in, FILE *out) {",
+        f'extern "C" {_cxx(layout.returns)} {layout.function}({types or "void"});',
     ]
+    for host, kernel in host_files(case.files):
+        lines += [f'#include "{directory}/{kernel}"', f'#include "{directory}/{host}.cpu"']
+    lines.append("static int run(FILE *in, FILE *out) {")
     args = []
     for k, slot in enumerate(layout.slots):
         var = f"hx_arg{k}"
@@ -267,11 +282,19 @@ def case_source(case: CudaCpuCase, directory: str) -> str:
         else:
             lines.append(f"  {_cxx(slot.c_type)} *{var} = ({_cxx(slot.c_type)} *){var}_p;")
         args.append(var)
-    lines.append(f"  {layout.function}({', '.join(args)});")
+    call = f"{layout.function}({', '.join(args)})"
+    lines.append(f"  {call};" if layout.returns == "void" else f"  {_cxx(layout.returns)} hx_returned = {call};")
     for k, slot in enumerate(layout.slots):
         if isinstance(slot, ArraySlot):
             lines += [f"  fwrite(hx_arg{k}, 1, hx_arg{k}_bytes, out);", f"  free(hx_arg{k});"]
+    if layout.returns != "void":
+        lines.append("  fwrite(&hx_returned, sizeof hx_returned, 1, out);")
     return "\n".join([*lines, "  return 0;", "}"])
+
+
+def host_files(files: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Each ``<name>_host.cu`` with its ``<name>_kernel.cu``."""
+    return [(n, n.removesuffix("_host.cu") + "_kernel.cu") for n in sorted(files) if n.endswith("_host.cu")]
 
 
 DRIVER_HEAD = r"""#include <cuda_runtime.h>
@@ -324,6 +347,9 @@ def _outputs(layout: Layout, data: bytes) -> dict[str, np.ndarray]:
         n = slot.size * slot.dtype.itemsize
         out[slot.name] = np.frombuffer(data[at : at + n], dtype=slot.dtype).reshape(slot.shape).copy()
         at += n
+    dtype = layout.return_dtype
+    if dtype is not None:
+        out["return"] = np.frombuffer(data[at : at + dtype.itemsize], dtype=dtype)[0].copy()
     return out
 
 
@@ -359,9 +385,26 @@ def _env() -> dict[str, str]:
     return {**os.environ, "ASAN_OPTIONS": LEAKS if _leak_checks() else "detect_leaks=0"}
 
 
-def _compile(source: Path, exe: Path, *extra: str) -> None:
-    """`source` as CUDA on the CPU: an executable, or with ``-c`` in `extra` an object."""
-    run_tool([CXX, *FLAGS, "-I", str(INCLUDE), *extra, str(source), "-o", str(exe)])
+def _compile(source: Path, exe: Path, *extra: str, objects: Sequence[Path] = ()) -> None:
+    """`source` as CUDA on the CPU: an executable (`objects` linked in), or with ``-c`` in `extra`
+    an object."""
+    linked = ["-x", "none", *map(str, objects)] if objects else []
+    run_tool([CXX, *FLAGS, "-I", str(INCLUDE), *extra, str(source), *linked, "-o", str(exe)])
+
+
+def _rewritten_object(case: CudaCpuCase, directory: str) -> Path:
+    """``<stem>_host.c`` built as C, with the source's macros and include folders."""
+    assert case.rewritten is not None
+    obj = Path(directory) / f"{case.rewritten}.o"
+    if not obj.exists():
+        layout = case.layout
+        flags = [*(f"-D{d}" for d in layout.defines), *(f"-I{d}" for d in layout.include_dirs)]
+        if case.source_dir:
+            flags.append(f"-I{case.source_dir}")
+        tmp = obj.with_suffix(".tmp.o")
+        run_tool([CC, *C_FLAGS, *flags, "-c", str(Path(directory) / case.rewritten), "-o", str(tmp)])
+        os.replace(tmp, obj)
+    return obj
 
 
 def run_tool(cmd: list[str]) -> None:
@@ -377,9 +420,9 @@ def run_tool(cmd: list[str]) -> None:
 def _write_case(case: CudaCpuCase) -> str:
     """The case's files (and the host file with launches on the CPU, ``.cpu``) in a directory
     named by their content."""
-    (host,) = [n for n in case.files if n.endswith("_host.cu")]
-    (kernel,) = [n for n in case.files if n.endswith("_kernel.cu")]
-    files = {**case.files, f"{host}.cpu": launches_on_cpu(case.files[host], case.files[kernel])}
+    files = dict(case.files)
+    for host, kernel in host_files(case.files):
+        files[f"{host}.cpu"] = launches_on_cpu(case.files[host], case.files[kernel])
     directory = _work_dir() / hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()[:20]
     if not directory.exists():
         tmp = Path(tempfile.mkdtemp(dir=_work_dir()))
@@ -391,13 +434,15 @@ def _write_case(case: CudaCpuCase) -> str:
 
 def build(cases: Sequence[CudaCpuCase]) -> Path:
     """One executable for `cases` (whose host functions have different names), cached by content."""
-    source = driver(cases, [_write_case(c) for c in cases])
+    directories = [_write_case(c) for c in cases]
+    source = driver(cases, directories)
     exe = _work_dir() / f"run-{hashlib.sha256(source.encode()).hexdigest()[:20]}"
     if not exe.exists():
         path = exe.with_suffix(".cc")
         path.write_text(source, encoding="utf-8")
         tmp = exe.with_suffix(".tmp")
-        _compile(path, tmp)
+        objects = [_rewritten_object(c, d) for c, d in zip(cases, directories, strict=True) if c.rewritten]
+        _compile(path, tmp, objects=objects)
         os.replace(tmp, exe)
     return exe
 

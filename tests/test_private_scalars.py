@@ -124,10 +124,9 @@ def test_a_scalar_whose_value_may_be_read_later_stays_one_variable(function: str
 ])  # fmt: skip
 @pytest.mark.slow  # about a minute: three back ends per size
 def test_private_scalars_run_and_match(path: str, function: str, sizes: list[dict[str, int]]) -> None:
-    runs_everywhere(path, function, sizes)
-    for values in sizes[1:]:
-        gpu = check_opencl(path, function, values)
-        assert gpu.ok, gpu.comparison.report()
+    runs_everywhere(path, function, sizes)  # OpenCL at the first size
+    gpu = check_opencl(path, function, sizes[-1])
+    assert gpu.ok, gpu.comparison.report()
 
 
 def test_on_the_gpu_the_private_scalar_is_a_register(path: str, tmp_path: Path) -> None:

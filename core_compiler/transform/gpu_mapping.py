@@ -42,6 +42,7 @@ DEFAULT_BLOCKS = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}  # CUDA order: x (inner
 # thread) and 0.545 to 0.93 ms with 64x64, 128x64 or 64x128 tiles (fewer, larger blocks); 32 or
 # 64 sums per thread (128 to 218 registers) 0.96 to 2.06 ms.
 REGISTER_TILE, REGISTER_BLOCK = (32, 64, 16), (16, 8)
+REGISTER_SHARE = 2  # register tiles get this part of isl's budget (gemm, 2mm, 3mm, syrk, syr2k need less)
 # Small tiles where the default ones leave the GPU idle: a kernel whose loops have constant bounds
 # (or sizes bounded by its arrays' declared extents), at least MIN_POINTS_FOR_SMALL_TILES
 # iterations of the band's loops per launch, that 32-wide tiles would cut into fewer
@@ -208,7 +209,9 @@ class _Mapper:
     ) -> tuple[KernelShape, tuple[Promotion, ...], tuple[GlobalAccess, ...], isl.AstNode, dict[str, Phase]]:
         """Tile the whole band and promote; where isl's budget runs out (skewed stencils), fall
         back to global memory, then to tiling only the parallel members, each with a quarter of
-        the budget (a kernel that exhausted it once mostly does again: seidel's took 5 s more)."""
+        the budget (a kernel that exhausted it once mostly does again: seidel's took 5 s more).
+        Register tiles get half (REGISTER_SHARE): those that succeed need less, symm's spent 4.4 s
+        before it failed."""
         no_copies = MemoryOptions(shared=False, private=False)
         attempts = [(True, self.options.memory, 1), (True, no_copies, 4), (False, no_copies, 4)]
         ctx = self.scop.ctx
@@ -216,7 +219,7 @@ class _Mapper:
         for whole_band, memory, share in attempts:
             for shape in self.shapes(node, index, whole_band):
                 ctx.reset_operations()
-                ctx.set_max_operations(budget // share)
+                ctx.set_max_operations(budget // share // (REGISTER_SHARE if shape.tile == REGISTER_TILE else 1))
                 try:
                     ext = _extended_instances(sched, shape)
                     promotions, kept = promote(self.scop, ext, shape, sched, memory, atomic)

@@ -57,8 +57,17 @@ SCREENS: dict[str, tuple[str, Steps]] = {
 }
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("screen", list(SCREENS))
+# every screen at 80x24 (where text gets cut); at 160x48 the cheap ones in `make test`, the CUDA,
+# run and schedule-tree screens (20-30 s each) in `make test-long`
+BIG_IN_LONG = {"cuda_tab", "run_cpu", "schedule_tree"}
+CASES = [
+    pytest.param(screen, size, id=f"{screen}-{size[0]}x{size[1]}",
+                 marks=pytest.mark.long if size != SIZES[0] and screen in BIG_IN_LONG else ())
+    for screen in SCREENS for size in SIZES
+]
+
+
+@pytest.mark.parametrize(("screen", "size"), CASES)
 def test_screen(snap_compare: Any, screen: str, size: tuple[int, int]) -> None:
     function, steps = SCREENS[screen]
     assert snap_compare(demo_app(function, show_times=False), terminal_size=size, run_before=steps)

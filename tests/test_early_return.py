@@ -52,6 +52,7 @@ def test_null_checks_are_assumed_false_with_a_remark() -> None:
     assert "n > 0" in str(f.scops[0].scop.statements[0].domain)
 
 
+@pytest.mark.slow  # runs generated code (the fast tier leaves it out)
 @pytest.mark.parametrize("function", ["small", "nullcheck", "middle"])
 def test_guarded_functions_run_and_match_on_both_sides_of_the_guard(tmp_path: Path, function: str) -> None:
     path = tmp_path / "guards.c"

@@ -139,6 +139,7 @@ def test_each_pointer_gets_a_remark_at_its_declaration() -> None:
     assert len(nested) == 3
 
 
+@pytest.mark.slow  # runs generated code (the fast tier leaves it out)
 @pytest.mark.parametrize("function", ["row_add", "row_of_2d", "planes", "deref", "c89", "shifted"])
 def test_aliased_nests_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "aliased.c"

@@ -55,7 +55,7 @@ def test_each_kernel_is_one_nest_from_pragma_to_pragma(name: str) -> None:
 # the kernels tests/kernels has no counterpart of, or writes otherwise (`adi`, `deriche`, `durbin`,
 # `ludcmp`; `heat-3d`'s time loop bound is a constant; `jacobi-1d` fits in one time tile) — all 30
 # passed when this was written, in 2 minutes; the others run as suite kernels
-ON_THE_CPU = ["adi", "deriche", "durbin", "ludcmp", "heat-3d", "jacobi-1d"]
+ON_THE_CPU = ["jacobi-1d", "deriche", "adi", "durbin", "ludcmp", "heat-3d"]  # `make test` runs the 1st and 4th
 
 
 @pytest.mark.parametrize("name", ON_THE_CPU)

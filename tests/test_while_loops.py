@@ -75,6 +75,7 @@ def test_other_while_loops_stay_refused(function: str) -> None:
     assert not (named(list(f.remarks), "WhileAsFor") and function != "read_after")
 
 
+@pytest.mark.slow  # runs generated code (the fast tier leaves it out)
 @pytest.mark.parametrize("function", ["scale", "nested"])
 def test_while_loops_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "whiles.c"

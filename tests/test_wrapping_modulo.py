@@ -91,6 +91,7 @@ def test_a_modulo_by_a_size_in_a_condition_guards_its_assignment(tmp_path: Path)
     runs_everywhere(str(path), "cond", [{"n": 37}, {"n": 1}, {"n": 0}])
 
 
+@pytest.mark.slow  # runs generated code (the fast tier leaves it out)
 @pytest.mark.parametrize("function", ["ring", "torus", "shift", "folds", "sweep"])
 def test_periodic_nests_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "periodic.c"

@@ -124,6 +124,7 @@ async def test_code_tabs_are_highlighted_and_switch() -> None:
         assert code.active == "code-cuda"  # wrapped around
 
 
+@pytest.mark.long  # 25-50 s of CPU; `make test-long`
 @pytest.mark.asyncio
 async def test_source_cursor_highlights_the_code_generated_from_it() -> None:
     app = demo_app("matmul")
@@ -257,6 +258,7 @@ async def test_file_with_syntax_errors_opens_and_shows_them(tmp_path: Path) -> N
         assert "✗" in static_text(app, "#source-body").splitlines()[1]  # the gutter marks line 2
 
 
+@pytest.mark.long  # 25-50 s of CPU; `make test-long`
 @pytest.mark.asyncio
 async def test_command_palette_jumps_to_a_pass_by_name() -> None:
     app = demo_app("matmul")

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from core_compiler.analysis import AnalysisOptions, analyze_file
 from core_compiler.frontend import ParseOptions, ir, run_frontend
 from tests.helpers import named, range_of
@@ -121,6 +123,7 @@ def test_cli_json_schema_top_level() -> None:
     assert {"kind", "pass", "name", "message", "range"} <= set(r) and r["name"] == "IndirectAccess"
 
 
+@pytest.mark.slow  # spends isl's whole budget
 def test_pathological_scop_hits_the_budget_quickly() -> None:
     params = [f"p{k}" for k in range(12)]
     bounds = " + ".join(f"{997 * (k + 1)}*{p}" for k, p in enumerate(params))

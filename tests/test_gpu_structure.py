@@ -71,7 +71,8 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+# 2mm and 3mm (5-8 s each: their register-tiled mapping) leave the fast tier
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in ("2mm", "3mm") else n for n in sorted(EXPECTED)])
 def test_the_gpu_code_has_the_fixed_structure(name: str) -> None:
     assert _structure(name) == EXPECTED[name]
 

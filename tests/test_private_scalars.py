@@ -129,6 +129,7 @@ def test_private_scalars_run_and_match(path: str, function: str, sizes: list[dic
     assert gpu.ok, gpu.comparison.report()
 
 
+@pytest.mark.slow  # nvcc
 def test_on_the_gpu_the_private_scalar_is_a_register(path: str, tmp_path: Path) -> None:
     result = compile_file(analyze(SOURCE, path), "cuda", always_offload=True)
     kernels = "".join(text for name, text in result.files.items() if name.endswith("symm_kernel.cu"))

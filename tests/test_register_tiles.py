@@ -75,6 +75,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow  # runs generated code
 @pytest.mark.parametrize(("name", "value"), CASES)
 def test_register_tiles_match_the_original_on_opencl(name: str, value: int) -> None:
     k = SUITE[name]

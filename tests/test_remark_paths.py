@@ -95,5 +95,6 @@ def test_no_parallel_loop_is_said(result: CompileResult) -> None:
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed: the run-time check cannot be compile-checked")
+@pytest.mark.slow  # nvcc
 def test_run_time_check_compiles_with_nvcc(result: CompileResult, tmp_path: Path) -> None:
     nvcc_compiles({n: t for n, t in result.files.items() if n.startswith("paths_mm")}, tmp_path)

@@ -331,10 +331,12 @@ def emitted() -> list[Remark]:
     return out
 
 
+@pytest.mark.slow  # compiles every suite kernel for every back end (25 s)
 def test_every_emitted_remark_is_registered_with_its_kind_and_pass(emitted: list[Remark]) -> None:
     assert check_emitted(emitted) == []
 
 
+@pytest.mark.slow  # shares the 25 s fixture above
 def test_the_small_inputs_reach_most_names(emitted: list[Remark]) -> None:
     # a timed CPU run, a bug, isl giving up or a derivative hexplore cannot parse emit the others
     rare = {

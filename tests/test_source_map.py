@@ -24,7 +24,7 @@ from core_compiler.source_map import SourceMap, join_mapped, statement_ranges, t
 from core_compiler.transform.schedule import compute_schedule
 from tests.conftest import KERNELS
 
-FILES = ("gemm.c", "jacobi_2d.c", "2mm.c")
+FILES = ("gemm.c", "jacobi_2d.c", pytest.param("2mm.c", marks=pytest.mark.slow))  # 2mm: 6-9 s each (its GPU mapping)
 
 
 @functools.cache

@@ -96,6 +96,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
+@pytest.mark.slow  # the CLI in a subprocess, and a run
 def test_cli_grad_prints_code_and_checks() -> None:
     p = _cli("grad", str(OWN / "mathmix.c"), "--function", "mathmix", "--wrt", "x,w", "--mode", "forward",
              "--check", "--param", "n=10")  # fmt: skip
@@ -105,6 +106,7 @@ def test_cli_grad_prints_code_and_checks() -> None:
     assert "[Analysis:Activity]" in p.stderr
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 def test_cli_grad_errors() -> None:
     bad = _cli("grad", str(OWN / "dot.c"), "--function", "dot", "--wrt", "q")
     assert bad.returncode == 1 and "`q` is not a floating-point parameter" in bad.stderr

@@ -25,9 +25,9 @@ def _gpu(kernel: dict[str, object]):  # type: ignore[no-untyped-def]
     return gpu_program(case.analysis)  # with atomics where reductions run in parallel
 
 
-# The fast tier assembles every fourth kernel's PTX, `make test` every other one (conftest's
+# The fast tier assembles every eighth kernel's PTX, `make test` every other one (conftest's
 # SAMPLED), `make test-long` all (the register-tiled ones take 6-15 s each: their GPU mapping)
-PTX_CASES = [pytest.param(k, id=str(k["file"]).removesuffix(".c"), marks=() if n % 4 == 0 else pytest.mark.slow)
+PTX_CASES = [pytest.param(k, id=str(k["file"]).removesuffix(".c"), marks=() if n % 8 == 0 else pytest.mark.slow)
              for n, k in enumerate(suite())]
 
 

@@ -141,7 +141,7 @@ def test_defines_size_the_arrays_of_the_run(capsys: pytest.CaptureFixture[str]) 
     assert main(["run", LU, "--function", "kernel_lu", "--param", "n=100", "-D", "N=100", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["match"] is True and report["params"] == {"n": 100}
-    assert report["variant"] in VARIANTS
+    assert report["variant"].removesuffix(", one thread") in VARIANTS  # one thread when that won the race
     assert (report["note"] == "") == (report["variant"] in TILED)
 
 

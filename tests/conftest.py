@@ -76,13 +76,19 @@ SAMPLED = {
     "tests/ad/test_gradient_checks.py::test_gradients_on_opencl": 3,
     "tests/ad/test_reverse_regressions.py::test_gradients_on_opencl": 3,
     "tests/test_polybench.py::test_kernels_run_and_match_on_the_cpu": 3,
-    "tests/test_cuda_cpu.py::test_suite_kernel_cuda_matches_on_the_cpu": 2,
+    "tests/test_cuda_cpu.py::test_suite_kernel_cuda_matches_on_the_cpu": 4,
     "tests/test_private_scalars.py::test_private_scalars_run_and_match": 2,
-    "tests/test_cuda_codegen.py::test_generated_cuda_compiles_with_nvcc": 3,
+    "tests/test_cuda_codegen.py::test_generated_cuda_compiles_with_nvcc": 4,
     "tests/test_barriers_uniform.py::test_no_barrier_depends_on_a_thread_id": 3,
     "tests/llvm/test_nvptx.py::test_ptx_assembles": 2,
     "tests/test_affine_terms.py::test_llvm_cpu_matches": 2,
     "tests/test_name_hygiene.py::test_clashing_names_run_and_match": 2,
+    "tests/test_data_dependent_ifs.py::test_data_dependent_ifs_run_and_match": 2,
+    "tests/test_unseen_c.py::test_induction_variables_run_and_match": 2,
+    "tests/test_affine_terms.py::test_cuda_compiles": 2,
+    "tests/test_polybench.py::test_a_sample_runs_and_matches_on_opencl": 2,
+    "tests/test_globals.py::test_functions_that_use_globals_run_and_match": 2,
+    "tests/test_coverage_corpus.py::test_what_became_modeled_runs_and_matches": 2,
 }
 
 

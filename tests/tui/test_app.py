@@ -97,6 +97,7 @@ async def test_schedule_tree_and_dependences() -> None:
         assert "A: shared memory" in labels and "C: register memory" in labels
 
 
+@pytest.mark.long  # 15-30 s of CPU; `make test-long` (the snapshots show the CUDA tab)
 @pytest.mark.asyncio
 async def test_code_tabs_are_highlighted_and_switch() -> None:
     app = demo_app("matmul")

@@ -27,7 +27,6 @@ C_PREAMBLE = """#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n
 """
 
 UserHook = Callable[[isl.AstExpr], list[str]]
-
 MarkHook = Callable[[str, isl.AstNode, int], list[str] | None]
 
 

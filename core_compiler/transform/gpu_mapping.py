@@ -409,10 +409,14 @@ def _box(image: isl.UnionSet) -> tuple[int, ...] | None:
 
 def _band_extents(node: isl.ScheduleNode, sizes: isl.Set | None) -> tuple[int, ...] | None:
     """How many values each member of the band takes with the sizes in `sizes`; None where one
-    has no constant bound."""
+    has no constant bound or isl gave up."""
     if sizes is None:
         return None
-    return _box(node.get_domain().intersect_params(sizes).apply(node.band_get_partial_schedule_union_map()))
+    try:
+        return _box(node.get_domain().intersect_params(sizes).apply(node.band_get_partial_schedule_union_map()))
+    except isl.Error:
+        node.get_ctx().reset_operations()
+        return None
 
 
 def _n_coincident(node: isl.ScheduleNode) -> int:

@@ -17,6 +17,10 @@ Code map, in the order data flows:
 - `lookup.py`: what is at a position (loops, accesses) and the facts a UI shows about it.
 - `schedule_tree.py`: the scheduler's tree of a function's SCoPs (the `schedule[k]` pass's), as
   plain data: what ``hexplore/scheduleTree`` and the TUI's Schedule tab show.
+- `views.py`: a function's back-end views as text (generated code, passes, schedule tree), for
+  the code-lens commands the editor's server executes.
+- `fixes.py`: source rewrites offered as code actions: `restrict` where hexplore assumes no
+  aliasing, loop interchange where no dependence forbids it.
 - `running.py`: the one run (`core_compiler.runtime.run.run_function`, in the core's one worker
   process with a time limit) and its `RunReport`, for `hexplore run`, the TUI and the editor.
 

@@ -23,6 +23,9 @@ Operations:
   `artifact_source_map(pass_name, unit)`: a code pass's artifact and its `SourceMap`.
 - `compile_file(fa, target, ...)` for `TARGETS` (files and their source maps); `function_c(path,
   text, fn)`: the tiled C of one function's file and its source map.
+- `interchange(scop, deps, outer_id, text)`: may a loop swap with the one perfectly nested in it
+  (`Interchange`: legal, or why not in C terms); `header_edits`, the rewrite that swaps them;
+  `source_text(text, range)`.
 - `run_function(path, function, device, params, ...)`: the original against hexplore's code on
   one of `DEVICES`, in a worker process with a time limit (`RunReport`; `NOT_CHECKABLE` begins
   the message of a run that could not be checked); `cuda_unavailable()`; `default_sizes(...)`.
@@ -60,6 +63,7 @@ from core_compiler.runtime.run import (
 )
 from core_compiler.source import SourceRange
 from core_compiler.source_map import MappedLine, SourceMap, join_mapped
+from core_compiler.transform.interchange import Interchange, header_edits, interchange, source_text
 from core_compiler.transform.schedule import tree_json
 from core_compiler.user_dirs import UnsafeDirectory, cache_root, check_private, private_dir
 
@@ -82,6 +86,7 @@ __all__ = [
     "FileAnalysis",
     "FunctionAnalysis",
     "HexploreError",
+    "Interchange",
     "MappedLine",
     "ParseOptions",
     "PassRecord",
@@ -102,10 +107,13 @@ __all__ = [
     "cuda_unavailable",
     "default_sizes",
     "function_c",
+    "header_edits",
+    "interchange",
     "join_mapped",
     "private_dir",
     "remark_text",
     "render_report",
     "run_function",
+    "source_text",
     "tree_json",
 ]

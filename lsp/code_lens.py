@@ -1,8 +1,9 @@
 """Code lenses above functions that have SCoPs: "show schedule tree", "show passes", "show CUDA"
 (the `target` setting picks which generated code), "run".
 
-The commands are *client-side* (see PROTOCOL.md): each takes one argument ``{uri, function}`` and
-maps to the custom request of the same purpose, so the editor decides where to show the result.
+Each command takes one argument ``{uri, function}``. The server executes them
+(``workspace/executeCommand``, `lsp/commands.py`) unless the client implements them itself (the
+VS Code extension, mapping each to the custom request of the same purpose; PROTOCOL.md).
 """
 
 from __future__ import annotations

@@ -67,10 +67,22 @@ from pygls.protocol import (
 from explorer import running
 from explorer.api import UsageError
 from explorer.errors import Cancelled, UnknownDocument
+from explorer.fixes import interchange_at
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import SETTING_KEYS, Settings
+from explorer.views import View, function_view
 from explorer.workspace import Document, DocumentAnalysis, Workspace
-from lsp import code_lens, custom_requests, diagnostics, framing, hover, inlay_hints, tcp
+from lsp import (
+    code_actions,
+    code_lens,
+    commands,
+    custom_requests,
+    diagnostics,
+    framing,
+    hover,
+    inlay_hints,
+    tcp,
+)
 from lsp.positions import LineIndex
 from lsp.staleness import EditLog
 
@@ -183,6 +195,8 @@ class HexploreServer(LanguageServer):
         f(types.TEXT_DOCUMENT_HOVER)(self.on_hover)
         f(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))(self.on_inlay_hints)
         f(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))(self.on_code_lens)
+        actions = types.CodeActionOptions(code_action_kinds=list(code_actions.KINDS), resolve_provider=False)
+        f(types.TEXT_DOCUMENT_CODE_ACTION, actions)(self.on_code_action)
         f(custom_requests.FUNCTIONS)(self.on_functions)
         f(custom_requests.PASSES)(self.on_passes)
         f(custom_requests.ARTIFACT)(self.on_artifact)
@@ -338,7 +352,21 @@ class HexploreServer(LanguageServer):
             root = params.workspace_folders[0].uri
         if root is not None and root.startswith("file:"):
             self.explorer.root = urllib.parse.unquote(urllib.parse.urlparse(root).path)
-        self._apply_settings(params.initialization_options)
+        options = params.initialization_options
+        if not (isinstance(options, dict) and options.get("clientCommands") is True):
+            self._register_commands()  # before pygls computes the capabilities (executeCommandProvider)
+        self._apply_settings(options)
+
+    def _register_commands(self) -> None:
+        for name in commands.ALL:
+            if name not in self.protocol.fm.commands:
+                self.command(name)(self._command_handler(name))
+
+    def _command_handler(self, name: str) -> Callable[..., Any]:
+        async def handler(*arguments: Any) -> Any:  # pygls passes the command's arguments as given
+            return await self.on_command(name, arguments)
+
+        return handler
 
     def on_shutdown(self, params: None) -> None:
         self.dirty.clear()  # running analyses stop at their next function
@@ -447,6 +475,27 @@ class HexploreServer(LanguageServer):
                 out.append(lens)
         return out
 
+    async def on_code_action(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """Quick fixes and loop interchange (`lsp/code_actions.py`), from an analysis of the
+        current text only: the edits are made on it."""
+        snap = await self.snapshot(params.text_document.uri)
+        if snap.stale:
+            return []
+        analysis = snap.analysis
+        index = self._index(analysis.document.text)
+        only = [str(k) for k in params.context.only or []]
+        versioned = self._supports("workspace.workspace_edit.document_changes")
+        out: list[types.CodeAction] = []
+        if code_actions.wanted(types.CodeActionKind.QuickFix, only):
+            out += code_actions.quick_fixes(analysis, index, params.range, list(params.context.diagnostics), versioned)
+        if code_actions.wanted(types.CodeActionKind.RefactorRewrite, only):
+            line, col = index.core_position(params.range.start)
+            rewrite = await self._in_worker(lambda: interchange_at(analysis, line, col))  # reads isl objects
+            disabled = self._supports("text_document.code_action.disabled_support")
+            action = None if rewrite is None else code_actions.rewrite_action(rewrite, analysis, index, disabled, versioned)
+            out += [action] if action is not None else []
+        return out
+
     async def on_functions(self, params: Any) -> list[dict[str, Any]]:
         uri = custom_requests.field(params, "uri", custom_requests.FUNCTIONS)
         snap = await self.snapshot(uri)
@@ -493,10 +542,13 @@ class HexploreServer(LanguageServer):
     async def on_run(self, params: Any) -> dict[str, Any]:
         """The one run (`explorer.running.run_function`, as `hexplore run` and the TUI), on the
         document's current text, in a worker process that a cancelled request stops."""
-        analysis, name = await self._function_request(params, custom_requests.RUN)
-        given = custom_requests.sizes(params, custom_requests.RUN)
-        device = custom_requests.device(params, custom_requests.RUN)
-        timeout_s = custom_requests.timeout(params, custom_requests.RUN, running.DEFAULT_TIMEOUT_S)
+        return await self._run(params, custom_requests.RUN)
+
+    async def _run(self, params: Any, method: str) -> dict[str, Any]:
+        analysis, name = await self._function_request(params, method)
+        given = custom_requests.sizes(params, method)
+        device = custom_requests.device(params, method)
+        timeout_s = custom_requests.timeout(params, method, running.DEFAULT_TIMEOUT_S)
         fr = analysis.function(name)
         assert fr is not None
         stop = threading.Event()
@@ -513,6 +565,32 @@ class HexploreServer(LanguageServer):
                 stop.set()  # $/cancelRequest: stop the worker process too
                 raise
         return custom_requests.run_result(report)
+
+    async def on_command(self, command: str, arguments: tuple[Any, ...]) -> dict[str, Any]:
+        """A code lens's command (`lsp/commands.py`): its result, also shown to the user."""
+        arg = commands.target(command, arguments)
+        if command == commands.RUN:
+            result = await self._run(arg, command)
+            result["message"] = message = commands.run_message(arg["function"], result)
+            kind = types.MessageType.Info if result["status"] == "ok" else types.MessageType.Warning
+            self.window_show_message(types.ShowMessageParams(kind, message))
+            return result
+        analysis, name = await self._function_request(arg, command)
+        view = await self._usage(lambda: function_view(self.explorer, analysis.uri, name, commands.VIEW_OF[command]))
+        if not (self._supports("window.show_document.support") and await self._show_document(view, analysis.uri)):
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Info, commands.view_message(view)))
+        return commands.view_result(view)
+
+    async def _show_document(self, view: View, uri: str) -> bool:
+        """`view` written to a file and shown with ``window/showDocument``; False where that failed."""
+        try:
+            path = await asyncio.to_thread(commands.view_file, view, uri)
+            params = types.ShowDocumentParams(path.as_uri(), take_focus=True)
+            shown = await asyncio.wait_for(self.window_show_document_async(params), 10.0)
+        except Exception as e:  # an unsafe cache directory, a client that fails the request
+            log.warning("window/showDocument of %s failed: %s", view.title, e)
+            return False
+        return bool(getattr(shown, "success", False))
 
     async def _usage(self, fn: Callable[[], T]) -> T:
         """Run `fn` on the worker; a `UsageError` (unknown function or pass) is InvalidParams."""

@@ -39,8 +39,8 @@ def capabilities() -> types.ClientCapabilities:
     return pytest_lsp.client_capabilities("visual-studio-code")
 
 
-async def start(client: LanguageClient, **init: Any) -> None:
-    await client.initialize_session(
+async def start(client: LanguageClient, **init: Any) -> types.InitializeResult:
+    return await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(), root_uri=FIXTURES.as_uri(), **init
         )

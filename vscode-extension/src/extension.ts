@@ -111,7 +111,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     outputChannel: output,
     traceOutputChannel: output,
     diagnosticCollectionName: 'hexplore',
-    initializationOptions: serverSettings((k) => cfg.get(k), roots[0]),
+    // clientCommands: the lenses' commands are this extension's own (the server would register
+    // them for workspace/executeCommand, and the language client registers those a second time).
+    initializationOptions: { ...serverSettings((k) => cfg.get(k), roots[0]), clientCommands: true },
     middleware: {
       workspace: {
         // The server pulls the `hexplore` section: answer with exactly its keys.

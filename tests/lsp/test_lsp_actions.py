@@ -1,0 +1,146 @@
+"""End to end (a real `hexplore-lsp` over stdio, pytest-lsp's client): the code lenses' commands
+executed by the server, code actions (add `restrict`, loop interchange applied where legal and
+refused where not), the back end's offload decisions as diagnostics, and hovers on what hexplore
+does not model. One server for the module; its cache directory is the module's own."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.lsp.lsp_helpers import SERVER, fixture_uri, make_client, open_fixture, published, start
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+URI = fixture_uri("actions.c")
+CACHE = Path(os.environ.get("TMPDIR", "/tmp")) / f"hexplore-lsp-actions-{os.getpid()}"
+CONFIG = ClientServerConfig(
+    server_command=SERVER, client_factory=make_client, server_env={**os.environ, "HEXPLORE_CACHE_DIR": str(CACHE)}
+)
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    lsp_client.initialized_with = await start(lsp_client)  # type: ignore[attr-defined]
+    open_fixture(lsp_client, "actions.c")
+    await published(lsp_client, URI, 1)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _doc() -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(URI)
+
+
+def _at(line: int, char: int) -> types.Range:
+    return types.Range(types.Position(line, char), types.Position(line, char))
+
+
+async def _actions(client: LanguageClient, line: int, char: int, only: list[str] | None = None) -> list[types.CodeAction]:
+    context = types.CodeActionContext(diagnostics=[], only=only)
+    got = await client.text_document_code_action_async(types.CodeActionParams(_doc(), _at(line, char), context))
+    return [a for a in got or [] if isinstance(a, types.CodeAction)]
+
+
+def _apply(text: str, edit: types.WorkspaceEdit | None) -> str:
+    """`text` with the edit's changes made (what the editor does)."""
+    assert edit is not None and edit.document_changes
+    (change,) = edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit) and change.text_document.version == 1
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    for e in sorted(change.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start = offsets[e.range.start.line] + e.range.start.character
+        end = offsets[e.range.end.line] + e.range.end.character
+        text = text[:start] + e.new_text + text[end:]
+    return text
+
+
+def _json(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return {k: _json(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value
+
+
+# ----------------------------------------------------------------------------- executeCommand
+
+
+async def test_the_server_executes_every_code_lens_command(client: LanguageClient) -> None:
+    caps = client.initialized_with.capabilities  # type: ignore[attr-defined]
+    provided = set(caps.execute_command_provider.commands)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(_doc()))
+    emitted = {lens.command.command for lens in lenses or [] if lens.command is not None}
+    assert emitted == {"hexplore.showScheduleTree", "hexplore.showPasses", "hexplore.showCuda", "hexplore.run"}
+    assert emitted <= provided and "hexplore.showOpenCL" in provided
+    arg = {"uri": URI, "function": "mm"}
+    cuda = _json(await client.workspace_execute_command_async(types.ExecuteCommandParams("hexplore.showCuda", [arg])))
+    assert cuda["title"] == "hexplore: CUDA of mm" and cuda["language"] == "cuda-cpp"
+    assert "__global__" in cuda["text"] and "kernel0" in cuda["text"]
+    shown = client.shown_documents[-1]  # the client supports window/showDocument
+    path = Path(shown.uri.removeprefix("file://"))
+    assert path.suffix == ".cu" and path.read_text() == cuda["text"] and str(path).startswith(str(CACHE))
+    tree = _json(await client.workspace_execute_command_async(types.ExecuteCommandParams("hexplore.showScheduleTree", [arg])))
+    assert "band i (parallel)" in tree["text"] and "leaf S0: C[i][j] += A[i][k] * B[k][j]" in tree["text"]
+    run = _json(await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("hexplore.run", [{**arg, "sizes": {"n": 9}}])
+    ))  # fmt: skip
+    assert (run["status"], run["device"], run["sizes"]) == ("ok", "cpu", {"n": 9})
+    assert run["message"].startswith("hexplore: run mm on cpu (n=9): ok: the generated code matches the original")
+    assert run["message"] in [m.message for m in client.messages]
+
+
+async def test_a_command_with_bad_arguments_is_invalid_params(client: LanguageClient) -> None:
+    with pytest.raises(Exception, match="expected one argument"):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams("hexplore.showPasses", []))
+    with pytest.raises(Exception, match="defines no function `nope`"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams("hexplore.showPasses", [{"uri": URI, "function": "nope"}])
+        )
+
+
+# ----------------------------------------------------------------------------- code actions
+
+
+async def test_add_restrict_quick_fix(client: LanguageClient) -> None:
+    (fix,) = await _actions(client, 7, 8, only=[types.CodeActionKind.QuickFix])  # in mm's nest
+    assert fix.title == "add `restrict` to `A`, `B`, `C`" and fix.kind == types.CodeActionKind.QuickFix
+    assert fix.is_preferred and [d.code for d in fix.diagnostics or []] == ["NoAliasAssumption"]
+    text = (Path(__file__).parent / "fixtures" / "actions.c").read_text()
+    fixed = _apply(text, fix.edit).split("\n")[2]
+    assert fixed == "void mm(int n, double C[restrict n][n], const double A[restrict n][n], const double B[restrict n][n])"
+
+
+async def test_interchange_where_legal(client: LanguageClient) -> None:
+    actions = await _actions(client, 4, 4)  # on mm's `for (int i ...)`
+    (swap,) = [a for a in actions if a.kind == types.CodeActionKind.RefactorRewrite]
+    assert swap.title == "interchange loops `i` and `j`" and swap.disabled is None
+    text = (Path(__file__).parent / "fixtures" / "actions.c").read_text()
+    assert _apply(text, swap.edit).split("\n")[4:6] == ["  for (int j = 0; j < n; j++)", "    for (int i = 0; i < n; i++)"]
+
+
+async def test_interchange_refused_where_a_dependence_would_be_reversed(client: LanguageClient) -> None:
+    (swap,) = await _actions(client, 12, 4, only=[types.CodeActionKind.RefactorRewrite])  # skew's `for (int i ...)`
+    assert swap.title == "interchange loops `i` and `j`" and swap.edit is None
+    assert swap.disabled is not None and swap.disabled.reason == (
+        "`a[i][j]` is written in iteration (i, j) and read as `a[i - 1][j + 1]` in iteration (i+1, j-1): "
+        "swapping `i` and `j` would run the read first"
+    )
+    assert await _actions(client, 13, 6, only=[types.CodeActionKind.RefactorRewrite]) == []  # `j`: nothing nested
+
+
+async def _wait(predicate: Any, timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)

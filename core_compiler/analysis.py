@@ -14,6 +14,7 @@ from typing import ClassVar
 import islpy as isl
 
 from core_compiler import render
+from core_compiler.cuda.check import CheckKernel
 from core_compiler.frontend import FileRemarks, ParseOptions, UnreadFunction, ir, iter_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
@@ -115,6 +116,10 @@ def analyze_function(
         return FunctionAnalysis(fn, (), (note,))
     trace = Trace()
     trace.run(Frontend(), fn)
+    if fn.is_cuda_kernel:  # a kernel has no loop nest of its own: its grid is the nest
+        _, found = trace.run(CheckKernel(options.max_isl_operations), fn)
+        found.sort(key=lambda r: (r.range.line, r.range.col, r.name))
+        return FunctionAnalysis(fn, (), tuple(found), trace.freeze())
     detection, remarks = trace.run(DetectScops(), fn)
     scops: list[ScopAnalysis] = []
     for index, region in enumerate(detection.regions):

@@ -33,6 +33,7 @@ from core_compiler.analysis import (
 )
 from core_compiler.codegen.cuda import CudaFiles, generate_cuda
 from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
+from core_compiler.cuda.check import CheckKernel
 from core_compiler.passes import Pass, PassRecord, Trace, failed
 from core_compiler.remarks import Remark
 from core_compiler.source_map import SourceMap
@@ -234,6 +235,7 @@ REGISTRY: dict[str, type] = {
     for p in (
         Frontend,
         DetectScops,
+        CheckKernel,
         BuildModel,
         ComputeDependences,
         Schedule,
@@ -286,6 +288,7 @@ def editor_passes(options: GpuOptions | None = None) -> tuple[Pass[ScopUnit, Sco
 
 PIPELINES: dict[str, Callable[[], Sequence[Any]]] = {
     "analysis": lambda: (Frontend(), DetectScops(), BuildModel(), ComputeDependences()),
+    "cuda-kernel": lambda: (Frontend(), CheckKernel()),  # a `__global__` kernel instead of `analysis`
     "gpu": gpu_passes,
     "cpu": cpu_passes,
     "editor": editor_passes,

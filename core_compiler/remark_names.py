@@ -38,8 +38,9 @@ FACTS = "Facts about modeled loop nests (analysis)"
 GPU = "GPU mapping and profitability"
 CPU = "CPU code"
 AD = "Differentiation (`hexplore grad`)"
+CUDA_INPUT = "CUDA kernels you wrote (`__global__`)"
 
-SECTIONS = (SETUP, READING, NOT_MODELED, FACTS, GPU, CPU, AD)
+SECTIONS = (SETUP, READING, NOT_MODELED, FACTS, GPU, CPU, AD, CUDA_INPUT)
 
 _ENTRIES: list[RemarkName] = []
 
@@ -321,6 +322,59 @@ _entry("TilingNotFaster", MISSED, ("cpu-run",), CPU,
 _entry("ParallelNotFaster", MISSED, ("cpu-run",), CPU,
        "The parallel loops were slower on several threads than on one: each runs too briefly to "
        "pay for waking the other threads, so hexplore runs them on one.")  # fmt: skip
+
+# ------------------------------------------------------------------------------ CUDA input
+
+CK = ("cuda-kernel",)
+_entry("CudaKernelModeled", ANALYSIS, CK, CUDA_INPUT,
+       "hexplore modeled this `__global__` kernel as its statements run by every thread of every "
+       "block (block ids and thread ids as loop counters, the block size from its launches), and "
+       "checked it for data races, barriers and memory access patterns; the message says what it "
+       "found.",
+       "The checks hold for every grid size and every value of the kernel's size parameters, for "
+       "the block size the message names.")  # fmt: skip
+_entry("CudaKernelNotModeled", MISSED, CK, CUDA_INPUT,
+       "The kernel is not modeled, so it is not checked: the message gives the first reason (the "
+       "other remarks on the kernel give each one with its range).",
+       "The same rules as for C loop nests apply to the kernel's body: subscripts and conditions "
+       "affine in the thread and block ids, the loop counters and the sizes. A subscript that is "
+       "data (`hist[pix[i]]`) is not modeled.")  # fmt: skip
+_entry("AssumedBlockSize", ANALYSIS, CK, CUDA_INPUT,
+       "The block size the kernel was checked for is not the one of all its launches: no launch in "
+       "this file gives it as constants (hexplore takes 256, 16 x 16 or 8 x 8 x 4 threads by the "
+       "thread ids it uses), or the launches use several.",
+       "Launch the kernel in the same file with a constant block size (`kernel<<<grid, 256>>>` or "
+       "`dim3 block(16, 16)`) to check the size you use.")  # fmt: skip
+_entry("UnrolledBlockLoop", ANALYSIS, CK, CUDA_INPUT,
+       "A loop whose counter halves or doubles (`s >>= 1`, `s *= 2`) from a value the block size "
+       "fixes is read as one copy of its body per value, as in a tree reduction.")  # fmt: skip
+_entry("DataRace", MISSED, CK, CUDA_INPUT,
+       "Two threads access the same element, at least one writes, and nothing orders them: two "
+       "threads of one block with no `__syncthreads()` between the accesses, or threads of two "
+       "blocks (never ordered within a launch). The message gives one pair of threads and sizes "
+       "where it happens.",
+       "Separate the write and the other access by a `__syncthreads()` that every thread of the "
+       "block reaches, give each thread its own element, or make both updates atomic "
+       "(`atomicAdd`). Two atomic updates of one element do not race.")  # fmt: skip
+_entry("BarrierDivergence", MISSED, CK, CUDA_INPUT,
+       "Some threads of a block reach this `__syncthreads()` and others do not (it is under a "
+       "condition or in a loop that depends on the thread id): CUDA requires all or none.",
+       "Move the barrier out of the condition: `if (tid < s) buf[tid] += buf[tid + s]; "
+       "__syncthreads();`.")  # fmt: skip
+_entry("RedundantBarrier", MISSED, CK, CUDA_INPUT,
+       "Removing this `__syncthreads()` would create no data race: the accesses before and after "
+       "it that two threads share are only read, or each thread uses its own elements.")  # fmt: skip
+_entry("UncoalescedAccess", MISSED, CK, CUDA_INPUT,
+       "Adjacent threads of a warp access elements far apart in global memory, so one access of "
+       "the warp moves many 32-byte segments and uses a small share of their bytes (the message "
+       "gives the distance, the segments and the share).",
+       "Let `threadIdx.x` index the last (contiguous) subscript, or load a tile into `__shared__` "
+       "memory with coalesced reads and use it from there.")  # fmt: skip
+_entry("SharedBankConflict", MISSED, CK, CUDA_INPUT,
+       "Threads of a warp access different 4-byte words of the same shared-memory bank (of 32), so "
+       "the access is served in as many steps as the message says.",
+       "Pad the shared array's last dimension by one (`float tile[32][33]`), so that a column "
+       "falls in 32 different banks.")  # fmt: skip
 
 # ---------------------------------------------------------------------------------- derivatives
 

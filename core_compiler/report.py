@@ -148,7 +148,8 @@ def to_text(fa: FileAnalysis) -> str:
 
 def function_text(f: FunctionAnalysis) -> list[str]:
     """One function's lines of the text report (`hexplore analyze` prints them as they come)."""
-    out = [f"function {f.function.name} (line {f.function.range.line}): {len(f.scops)} scop(s)"]
+    what = "CUDA kernel" if f.function.is_cuda_kernel else f"{len(f.scops)} scop(s)"
+    out = [f"function {f.function.name} (line {f.function.range.line}): {what}"]
     for sa in f.scops:
         out += ["  " + line for line in _scop_text(sa)]
     out += ["  " + remark_text(r) for r in f.remarks]

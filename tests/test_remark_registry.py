@@ -49,6 +49,7 @@ SOURCE_DIRS = ("core_compiler/frontend", "core_compiler/scop")
 # names computed from a value whose literals are among the SOURCES: (file, expression)
 COMPUTED = {
     ("core_compiler/analysis.py", "n.name"),  # ir.Note
+    ("core_compiler/cuda/grid.py", "n.name"),  # ir.Note of the kernel rewrite (`UnrolledBlockLoop`)
     ("core_compiler/scop/detect.py", "p.reason"),  # region problems
     ("core_compiler/scop/detect.py", "a.reason"),  # region assumptions
     ("core_compiler/ad/differentiate.py", "p.reason"),  # region problems, as AD reports them
@@ -325,7 +326,7 @@ def emitted() -> list[Remark]:
     out += _emitted_on(
         "broken.c", "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = ; }\n"
     )
-    for pattern in ("tests/ad/kernels/*.c", "tests/lsp/fixtures/*.c", "examples/*.c"):
+    for pattern in ("tests/ad/kernels/*.c", "tests/lsp/fixtures/*.c", "examples/*.c", "tests/cuda_input/kernels/*.cu"):
         for path in sorted(ROOT.glob(pattern)):
             out += _emitted_on(str(path))
     return out

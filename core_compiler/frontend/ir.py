@@ -212,6 +212,7 @@ class Decl:
     type: CType
     init: Expr | None
     range: SourceRange
+    shared: bool = False  # CUDA's `__shared__`: one array per thread block
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,21 @@ class OtherLoop:
     body: tuple[Stmt, ...]
     range: SourceRange
     header_range: SourceRange
+    header: LoopHeader | None = None  # a `for` whose counter is changed otherwise than by a constant
+
+
+@dataclass(frozen=True)
+class LoopHeader:
+    """The parts of ``for (var = init; cond; var op= value)`` whose step is not a constant addition:
+    ``s >>= 1``, ``s *= 2``, ``k += blockDim.x``. A CUDA kernel's loop over a block size becomes
+    canonical (or unrolled) once the size is known (`core_compiler.cuda.grid`)."""
+
+    var: str
+    init: Expr
+    cond: Expr
+    op: str  # "+=" | "-=" | "*=" | "/=" | "<<=" | ">>="
+    value: Expr
+    declares_var: bool
 
 
 @dataclass(frozen=True)
@@ -304,6 +320,16 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Launch:
+    """A CUDA launch ``kernel<<<grid, block>>>(...)``: each dimension's size where it is a constant."""
+
+    kernel: str
+    grid: tuple[int | None, int | None, int | None]
+    block: tuple[int | None, int | None, int | None]
+    range: SourceRange
+
+
+@dataclass(frozen=True)
 class Function:
     name: str
     return_type: CType
@@ -315,6 +341,7 @@ class Function:
     text: str = ""  # the function's source text, the key of per-function caches
     notes: tuple[Note, ...] = ()
     globals: tuple[Param, ...] = ()  # the file-scope variables it uses, and its `const` tables
+    launches: tuple[Launch, ...] = ()  # a `__global__` kernel's launches anywhere in the file
 
     @property
     def inputs(self) -> tuple[Param, ...]:

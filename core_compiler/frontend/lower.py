@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import clang.cindex as ci
 
 from core_compiler.frontend import (
+    cuda_launches,
     early_return,
     global_inputs,
     induction,
@@ -67,6 +68,8 @@ class Lowerer:
         self._notes: list[ir.Note] = []
         self._globals: dict[str, ir.Param] = {}  # the file-scope variables the function uses
         self._budget = ExpressionBudget()
+        self._is_cuda = path.endswith((".cu", ".cuh"))
+        self._launches: dict[str, tuple[ir.Launch, ...]] | None = None  # by kernel, found when needed
 
     # ------------------------------------------------------------------------------ entry
 
@@ -104,7 +107,13 @@ class Lowerer:
             text=self.slice(rng),
             notes=tuple(self._notes),
             globals=tuple(self._globals.values()),
+            launches=self._kernel_launches(cur) if is_kernel else (),
         )
+
+    def _kernel_launches(self, kernel: ci.Cursor) -> tuple[ir.Launch, ...]:
+        if self._launches is None:
+            self._launches = cuda_launches.launches(kernel.translation_unit, self.path, self.range)
+        return self._launches.get(kernel.spelling, ())
 
     def param(self, cur: ci.Cursor) -> ir.Param:
         typ = cur.type
@@ -257,7 +266,8 @@ class Lowerer:
             self._use_global(cur)  # a `const` table is an input like a global one
         init = next((c for c in cur.get_children() if is_initializer(cur, c)), None)
         init_ir = self.expr(init) if init is not None else None
-        return ir.Decl(cur.spelling, self.type(cur.type, cur), init_ir, self.range(cur))
+        shared = self._is_cuda and any(c.kind == K.CUDASHARED_ATTR for c in cur.get_children())
+        return ir.Decl(cur.spelling, self.type(cur.type, cur), init_ir, self.range(cur), shared)
 
     def expr_stmt(self, cur: ci.Cursor) -> ir.Stmt:
         cur = _unwrap(cur)
@@ -295,8 +305,8 @@ class Lowerer:
         body = self.body(body_cur)
         rng = self.range(cur)
 
-        def other(message: str) -> ir.OtherLoop:
-            return ir.OtherLoop("for", "NonCanonicalLoop", message, body, rng, header)
+        def other(message: str, parts: ir.LoopHeader | None = None) -> ir.OtherLoop:
+            return ir.OtherLoop("for", "NonCanonicalLoop", message, body, rng, header, parts)
 
         if init_c is None or cond_c is None or inc_c is None:
             return other("this `for` loop lacks an initialization, a condition or an increment")
@@ -307,7 +317,8 @@ class Lowerer:
         if step is None:
             return other(
                 f"the loop increment does not add a constant to `{var}` (write `{var}++`, "
-                f"`{var}--` or `{var} += c`)"
+                f"`{var}--` or `{var} += c`)",
+                self._for_header(var, init, declares, cond_c, inc_c),
             )
         cond = self.expr(cond_c)
         return ir.For(var, init, cond, step, body, rng, header, declares)
@@ -354,6 +365,20 @@ class Lowerer:
             if lhs.kind == K.DECL_REF_EXPR and is_integer(lhs.type):
                 return (lhs.spelling, self.expr(rhs), False)
         return (None, None, False)
+
+    def _for_header(
+        self, var: str, init: ir.Expr, declares: bool, cond_c: ci.Cursor, inc_c: ci.Cursor
+    ) -> ir.LoopHeader | None:
+        """The header of a loop whose step is ``var op= value`` with a value that is not a constant
+        or an operator other than ``+=``/``-=`` (``s >>= 1``, ``k += blockDim.x``), else None."""
+        inc_c = _unwrap(inc_c)
+        children = list(inc_c.get_children())
+        if inc_c.kind != K.COMPOUND_ASSIGNMENT_OPERATOR or len(children) != 2 or _ref_name(children[0]) != var:
+            return None
+        op = binary_operator(inc_c)
+        if op not in ("+=", "-=", "*=", "/=", "<<=", ">>="):
+            return None
+        return ir.LoopHeader(var, init, self.expr(cond_c), op, self.expr(children[1]), declares)
 
     def _for_step(self, inc_c: ci.Cursor, var: str) -> int | None:
         inc_c = _unwrap(inc_c)
@@ -439,6 +464,9 @@ class Lowerer:
     def call(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
         arg_curs = list(cur.get_arguments())
         args = tuple(self.expr(a) for a in arg_curs)
+        if self._is_cuda and cur.spelling in cuda_launches.ATOMICS and arg_curs:
+            target = self._address_of(arg_curs[0])  # `atomicAdd(&hist[b], 1)`: the element it updates
+            args = (target, *args[1:]) if target is not None else args
         inlined = self._inline(cur, arg_curs, args, rng)
         if inlined is not None:
             return inlined
@@ -452,6 +480,17 @@ class Lowerer:
             self._notes.append(ir.Note("UndeclaredFunction", message, self.name_range(cur)))
             return ir.Call(cur.spelling, args, rng, declared=False)
         return ir.Call(cur.spelling, args, rng)
+
+    def _address_of(self, cur: ci.Cursor) -> ir.Expr | None:
+        """``&a[i]`` (or ``&x``) as ``Unary("&", a[i])``, else None."""
+        cur = _unwrap(cur)
+        children = list(cur.get_children())
+        if cur.kind != K.UNARY_OPERATOR or unary_operator(cur) != "&" or len(children) != 1:
+            return None
+        element = self.expr(children[0])
+        if not isinstance(element, ir.Subscript | ir.Var):
+            return None
+        return ir.Unary("&", element, self.range(cur))
 
     def subscript(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
         indices: list[ir.Expr] = []

@@ -1,0 +1,361 @@
+"""A `__global__` kernel as a loop nest over its grid, modeled like C loops.
+
+A kernel is its body run by every thread of every block. Written as loops::
+
+    __global__ void saxpy(int n, float a, float *x, float *y) {     for (blockIdx.x < gridDim.x)
+      int i = blockIdx.x * blockDim.x + threadIdx.x;                  for (threadIdx.x < 256)
+      if (i < n) y[i] = a * x[i] + y[i];                                int i = ...; if (i < n) ...
+    }
+
+its statements, domains and accesses are those of a modeled loop nest (`scop/region.py`, `scop/
+model.py`), over the block ids then the thread ids (x innermost). The loop order is not CUDA's
+(threads run at once, not one after another), so only the model is used, never its dependences:
+`races.py` judges pairs of threads itself. What the rewrite changes:
+
+- ``blockDim`` is the block size of the kernel's launches in the file (all constant dimensions),
+  else a size taken as an assumption (`AssumedBlockSize`); ``gridDim`` dimensions are sizes
+  (parameters), so the checks hold for every grid;
+- a ``__shared__`` array is declared inside the block loops: one per block;
+- ``__syncthreads()`` is a statement of its own (`BARRIER`), ``atomicAdd(&a[i], v)`` the update
+  ``a[i] += v`` marked atomic;
+- a loop over a block size becomes canonical once the size is known: ``k += blockDim.x`` is a
+  constant step, and a counter that halves or doubles from a constant (``s >>= 1``) is unrolled.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from core_compiler.frontend import induction, ir
+from core_compiler.remarks import Remark, analysis, missed
+from core_compiler.scop.detect import assumption_remarks, detect_scops
+from core_compiler.scop.model import Scop, build_model
+from core_compiler.scop.region import RegionInfo
+from core_compiler.source import SourceRange
+
+PASS = "cuda-kernel"
+AXES = ("z", "y", "x")  # outermost first
+BARRIER = "hx_sync"  # the variable a `__syncthreads()` statement sets in the model
+MAX_UNROLL = 64
+_INT = ir.Scalar("int")
+
+
+@dataclass(frozen=True)
+class GridShape:
+    block: dict[str, int]  # threads per block along x, y, z
+    block_axes: tuple[str, ...]  # the axes of blockIdx modeled, outermost first
+    thread_axes: tuple[str, ...]  # the axes of threadIdx modeled, outermost first
+    launch: ir.Launch | None  # the launch that gave the block size; None where it is assumed
+
+    @property
+    def iterators(self) -> tuple[str, ...]:
+        return (*(f"blockIdx.{a}" for a in self.block_axes), *(f"threadIdx.{a}" for a in self.thread_axes))
+
+    @property
+    def size_text(self) -> str:
+        used = [a for a in ("x", "y", "z") if self.block[a] > 1 or a in self.thread_axes]
+        return " x ".join(str(self.block[a]) for a in used) or "1"
+
+
+@dataclass(frozen=True, eq=False)
+class KernelModel:
+    function: ir.Function  # the kernel as written
+    nest: ir.Function  # the kernel as loops over its grid
+    shape: GridShape
+    scop: Scop
+    atomic: frozenset[SourceRange]  # the ranges of the statements that are atomic updates
+    shared: frozenset[str]  # the `__shared__` arrays
+
+    @property
+    def n_block(self) -> int:
+        return len(self.shape.block_axes)
+
+    @property
+    def n_grid(self) -> int:
+        return len(self.shape.iterators)
+
+    def is_barrier(self, stmt_name: str) -> bool:
+        st = self.scop.statement(stmt_name)
+        return isinstance(st.info.node.target, ir.Var) and st.info.node.target.name == BARRIER
+
+
+def model_kernel(fn: ir.Function, max_operations: int) -> tuple[KernelModel | None, list[Remark]]:
+    """The kernel's model, or None with the remarks that say why it is not modeled."""
+    shape, remarks = grid_shape(fn)
+    nest, atomic, notes = kernel_nest(fn, shape)
+    # `int i = blockIdx.x * blockDim.x + threadIdx.x;` is every kernel's first line: no remark for it
+    remarks += [analysis(PASS, n.name, n.message, n.range, fn.name) for n in notes if n.name != "InductionVariable"]
+    detection = detect_scops(nest)
+    region = _whole(detection.regions, nest)
+    if region is None:
+        problems = [r for r in detection.remarks if r.kind.name == "MISSED"]
+        why = problems[0].message if problems else "its body is not a loop nest hexplore models"
+        remarks += problems
+        remarks.append(missed(PASS, "CudaKernelNotModeled",
+                              f"the kernel `{fn.name}` is not modeled, so it is not checked for races: {why}",
+                              fn.name_range, fn.name))  # fmt: skip
+        return None, remarks
+    ctx = isl.Context()
+    ctx.set_max_operations(max_operations)
+    scop = build_model(fn.name, 0, region, ctx)
+    remarks += assumption_remarks(region, fn.name)
+    shared = frozenset(s.name for s in fn.body if isinstance(s, ir.Decl) and s.shared)
+    return KernelModel(fn, nest, shape, scop, atomic, shared), remarks
+
+
+def _whole(regions: tuple[RegionInfo, ...], nest: ir.Function) -> RegionInfo | None:
+    """The region that is the whole grid nest, if detection found it."""
+    outer = nest.body[-1]
+    return next((r for r in regions if any(s is outer for s in r.stmts)), None)
+
+
+# ------------------------------------------------------------------------------ the block size
+
+_DEFAULT_BLOCK = {1: {"x": 256, "y": 1, "z": 1}, 2: {"x": 16, "y": 16, "z": 1}, 3: {"x": 8, "y": 8, "z": 4}}
+
+
+def grid_shape(fn: ir.Function) -> tuple[GridShape, list[Remark]]:
+    """The block size from the kernel's launches (the first whose block is all constants), else
+    a typical one for the thread axes it uses, said in a remark."""
+    used = _builtins(fn.body)
+    known = [la for la in fn.launches if all(d is not None for d in la.block)]
+    remarks: list[Remark] = []
+    if known:
+        launch: ir.Launch | None = known[0]
+        block = {a: d or 1 for a, d in zip(("x", "y", "z"), known[0].block, strict=True)}
+        others = sorted({la.block for la in known} - {known[0].block})
+        if others:
+            remarks.append(analysis(PASS, "AssumedBlockSize",
+                f"`{fn.name}` is launched with several block sizes; hexplore checks it for "
+                f"{_dims(known[0].block)} threads (the launch on line {known[0].range.line}), not for "
+                + ", ".join(_dims(o) for o in others), fn.name_range, fn.name))  # fmt: skip
+    else:
+        launch = None
+        rank = 3 if "threadIdx.z" in used else 2 if "threadIdx.y" in used else 1
+        block = dict(_DEFAULT_BLOCK[rank])
+        remarks.append(analysis(PASS, "AssumedBlockSize",
+            f"no launch of `{fn.name}` in this file gives its block size as constants, so hexplore "
+            f"checks it for blocks of {_dims(tuple(block.values()))} threads; launch it with constant "
+            "sizes in this file (`kernel<<<grid, 256>>>`) to check the size you use",
+            fn.name_range, fn.name, block=[block["x"], block["y"], block["z"]]))  # fmt: skip
+    grid = dict(zip(("x", "y", "z"), launch.grid if launch else (None, None, None), strict=True))
+    threads = tuple(a for a in AXES if f"threadIdx.{a}" in used or block[a] > 1)
+    blocks = tuple(a for a in AXES if {f"blockIdx.{a}", f"gridDim.{a}"} & used or (grid[a] or 1) > 1)
+    return GridShape(block, blocks, threads or ("x",), launch), remarks
+
+
+def _dims(sizes: tuple[int | None, ...]) -> str:
+    kept = list(sizes)
+    while len(kept) > 1 and kept[-1] == 1:
+        kept.pop()
+    return " x ".join(str(s) for s in kept)
+
+
+def _builtins(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    return {e.name for e in _all_exprs(stmts) if isinstance(e, ir.Var) and "." in e.name}
+
+
+def _all_exprs(stmts: tuple[ir.Stmt, ...]) -> list[ir.Expr]:
+    out: list[ir.Expr] = []
+    for s in stmts:
+        for top in _stmt_exprs(s):
+            out += list(ir.walk_expr(top))
+        out += _all_exprs(ir.sub_statements(s))
+    return out
+
+
+def _stmt_exprs(s: ir.Stmt) -> list[ir.Expr]:
+    if isinstance(s, ir.OtherLoop) and s.header is not None:
+        h = s.header
+        return [h.init, h.cond, h.value]
+    names = ("target", "value", "init", "cond", "expr")
+    return [v for v in (getattr(s, f, None) for f in names) if isinstance(v, ir.Expr)]
+
+
+# ------------------------------------------------------------------------------ the rewrite
+
+
+def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozenset[SourceRange], list[ir.Note]]:
+    """The kernel as loops over blocks and threads (module docstring), the ranges of its atomic
+    updates, and notes on what was read differently."""
+    rewrite = _Rewrite(shape)
+    body = rewrite.block(fn.body)
+    shared = tuple(s for s in body if isinstance(s, ir.Decl) and s.shared)
+    rest = tuple(s for s in body if not (isinstance(s, ir.Decl) and s.shared))
+    inner: tuple[ir.Stmt, ...] = rest
+    for axis in reversed(shape.thread_axes):
+        inner = (_loop(f"threadIdx.{axis}", ir.IntLit(shape.block[axis], fn.range), inner, fn.range),)
+    params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes)
+    inner, notes = induction.substituted(inner, fn.params + params)
+    outer: tuple[ir.Stmt, ...] = (*shared, ir.Decl(BARRIER, _INT, None, fn.range), *inner)
+    for axis in reversed(shape.block_axes):
+        outer = (_loop(f"blockIdx.{axis}", ir.Var(f"gridDim.{axis}", fn.range, _INT), outer, fn.range),)
+    nest = replace(fn, body=outer, params=fn.params + params, is_cuda_kernel=False)
+    return nest, frozenset(rewrite.atomic), [*rewrite.notes, *notes]
+
+
+def _loop(var: str, bound: ir.Expr, body: tuple[ir.Stmt, ...], rng: SourceRange) -> ir.For:
+    cond = ir.Binary("<", ir.Var(var, rng, _INT), bound, rng)
+    return ir.For(var, ir.IntLit(0, rng), cond, 1, body, rng, rng, True)
+
+
+@dataclass
+class _Rewrite:
+    shape: GridShape
+    atomic: set[SourceRange] = None  # type: ignore[assignment]
+    notes: list[ir.Note] = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self.atomic, self.notes = set(), []
+
+    def block(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        return tuple(out for s in stmts for out in self.stmt(s))
+
+    def stmt(self, s: ir.Stmt) -> tuple[ir.Stmt, ...]:
+        e = self.expr
+        if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call):
+            return (self.call(s.expr, s),)
+        if isinstance(s, ir.Assign):
+            target = e(s.target)
+            assert isinstance(target, ir.Var | ir.Subscript)
+            return (replace(s, target=target, value=e(s.value)),)
+        if isinstance(s, ir.Decl):
+            return (replace(s, init=None if s.init is None else e(s.init)),)
+        if isinstance(s, ir.If):
+            return (replace(s, cond=e(s.cond), then=self.block(s.then), other=self.block(s.other)),)
+        if isinstance(s, ir.For):
+            return (replace(s, init=e(s.init), cond=e(s.cond), body=self.block(s.body)),)
+        if isinstance(s, ir.OtherLoop) and s.header is not None:
+            return self.other_loop(s, s.header)
+        if isinstance(s, ir.OtherLoop | ir.OpaqueStmt):
+            return (replace(s, body=self.block(s.body)),)
+        return (s,)
+
+    def call(self, call: ir.Call, s: ir.ExprStmt) -> ir.Stmt:
+        if call.name == "__syncthreads" and not call.args:
+            return ir.Assign(ir.Var(BARRIER, call.range, _INT), "=", ir.IntLit(0, call.range), s.range)
+        first = call.args[0] if call.args else None
+        if call.name.startswith("atomic") and isinstance(first, ir.Unary) and first.op == "&":
+            target = self.expr(first.operand)
+            assert isinstance(target, ir.Var | ir.Subscript)
+            value = self.expr(call.args[-1]) if len(call.args) > 1 else ir.IntLit(1, call.range)
+            self.atomic.add(s.range)
+            return ir.Assign(target, "+=", value, s.range)
+        return replace(s, expr=self.expr(call))
+
+    def other_loop(self, s: ir.OtherLoop, h: ir.LoopHeader) -> tuple[ir.Stmt, ...]:
+        init, cond, value = self.expr(h.init), self.expr(h.cond), constant(self.expr(h.value))
+        body = self.block(s.body)
+        if value is not None and value != 0 and h.op in ("+=", "-="):
+            step = value if h.op == "+=" else -value
+            return (ir.For(h.var, init, cond, step, body, s.range, s.header_range, h.declares_var),)
+        values = _unrolled(h, init, cond, value)
+        if values is None:
+            return (replace(s, body=body),)
+        self.notes.append(ir.Note("UnrolledBlockLoop",
+            f"the loop over `{h.var}` takes the values {', '.join(map(str, values))} for this block "
+            "size; hexplore reads it as that many copies of its body", s.header_range))  # fmt: skip
+        copies = [_substitute_stmts(body, h.var, v) for v in values]
+        return tuple(itertools.chain.from_iterable(copies))
+
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        return map_expr(e, self._builtin)
+
+    def _builtin(self, e: ir.Expr) -> ir.Expr:
+        if not isinstance(e, ir.Var) or "." not in e.name:
+            return e
+        if e.name.startswith("blockDim."):
+            return ir.IntLit(self.shape.block[e.name[-1]], e.range)
+        return replace(e, type=_INT)
+
+
+def _unrolled(h: ir.LoopHeader, init: ir.Expr, cond: ir.Expr, factor: int | None) -> list[int] | None:
+    """The counter's values of a loop ``for (s = c; cond; s op= f)`` that multiplies or divides
+    by a constant from a constant, while `cond` holds (at most `MAX_UNROLL`), else None."""
+    start = constant(init)
+    step: dict[str, Callable[[int, int], int]] = {
+        "*=": lambda v, f: v * f, "/=": lambda v, f: int(v / f), "<<=": lambda v, f: v << f,
+        ">>=": lambda v, f: v >> f,
+    }  # fmt: skip
+    if start is None or factor is None or h.op not in step:
+        return None
+    values: list[int] = []
+    v = start
+    while len(values) <= MAX_UNROLL:
+        holds = constant(_substitute(cond, h.var, v))
+        if holds is None:
+            return None
+        if not holds:
+            return values
+        values.append(v)
+        nxt = step[h.op](v, factor)
+        if nxt == v:
+            return None
+        v = nxt
+    return None
+
+
+def _substitute(e: ir.Expr, var: str, value: int) -> ir.Expr:
+    return map_expr(e, lambda x: ir.IntLit(value, x.range) if isinstance(x, ir.Var) and x.name == var else x)
+
+
+def _substitute_stmts(stmts: tuple[ir.Stmt, ...], var: str, value: int) -> tuple[ir.Stmt, ...]:
+    def sub(e: ir.Expr) -> ir.Expr:
+        return _substitute(e, var, value)
+
+    out: list[ir.Stmt] = []
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            target = sub(s.target)
+            assert isinstance(target, ir.Var | ir.Subscript)
+            out.append(replace(s, target=target, value=sub(s.value)))
+        elif isinstance(s, ir.Decl):
+            out.append(replace(s, init=None if s.init is None else sub(s.init)))
+        elif isinstance(s, ir.If):
+            out.append(replace(s, cond=sub(s.cond), then=_substitute_stmts(s.then, var, value),
+                               other=_substitute_stmts(s.other, var, value)))  # fmt: skip
+        elif isinstance(s, ir.For):
+            out.append(replace(s, init=sub(s.init), cond=sub(s.cond), body=_substitute_stmts(s.body, var, value)))
+        elif isinstance(s, ir.ExprStmt):
+            out.append(replace(s, expr=sub(s.expr)))
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def map_expr(e: ir.Expr, f: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
+    """`e` with `f` applied to every sub-expression, innermost first."""
+    subs = ir.sub_expressions(e)
+    if subs:
+        e = ir.with_sub_expressions(e, tuple(map_expr(s, f) for s in subs))
+    return f(e)
+
+
+_BINARY: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: int(a / b), "%": lambda a, b: a - b * int(a / b), "<<": lambda a, b: a << b,
+    ">>": lambda a, b: a >> b, "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b), "&&": lambda a, b: int(bool(a and b)), "||": lambda a, b: int(bool(a or b)),
+}  # fmt: skip
+
+
+def constant(e: ir.Expr) -> int | None:
+    """The value of an integer expression of constants (C's truncating division), else None."""
+    if isinstance(e, ir.IntLit):
+        return e.value
+    if isinstance(e, ir.Cast):
+        return constant(e.operand)
+    if isinstance(e, ir.Unary) and e.op in ("-", "+", "!"):
+        v = constant(e.operand)
+        return None if v is None else {"-": -v, "+": v, "!": int(not v)}[e.op]
+    if isinstance(e, ir.Binary) and e.op in _BINARY:
+        a, b = constant(e.lhs), constant(e.rhs)
+        if a is None or b is None or (e.op in ("/", "%") and b == 0) or (e.op in ("<<", ">>") and not 0 <= b < 63):
+            return None
+        return _BINARY[e.op](a, b)
+    return None

@@ -1,0 +1,194 @@
+"""Data races and barriers of a modeled kernel (`grid.KernelModel`), judged with isl.
+
+Two statement instances of different threads *conflict* when they touch the same element and one
+writes (two atomic updates do not). Threads of one block are ordered only by the barriers between
+the two accesses; threads of different blocks never are. Each instance has a *time* within its
+thread: its block ids, then its schedule without the grid loops. With barriers that every thread
+of the block reaches (checked: `divergent_barriers`), an access `a` of one thread and `b` of
+another in the same block are ordered iff a barrier instance's time lies between theirs::
+
+    separated = { a -> b : same block and exists barrier B: a < B <= b or b < B <= a }
+
+A race is a conflicting pair that is not separated; isl gives one as a witness (block, thread and
+loop values, and the sizes where it happens).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from core_compiler.cuda.grid import BARRIER, KernelModel
+from core_compiler.scop.affine import isl_name
+from core_compiler.scop.model import Access, Statement
+from core_compiler.source import SourceRange
+
+
+@dataclass(frozen=True)
+class Race:
+    first: Access  # a write
+    second: Access
+    first_stmt: Statement
+    second_stmt: Statement
+    witness: dict[str, int]  # iterator and size values of one racing pair: `a.<it>`, `b.<it>`, sizes
+
+    @property
+    def same_block(self) -> bool:
+        return all(self.witness[f"a{k}"] == self.witness[f"b{k}"] for k in range(self.witness["_n_block"]))
+
+
+@dataclass(frozen=True)
+class Divergence:
+    barrier: Statement
+    witness: dict[str, int]  # a thread that skips the barrier (`a<k>`), sizes
+
+
+class Timing:
+    """The times of a kernel's statement instances and the barrier separation between them."""
+
+    def __init__(self, km: KernelModel) -> None:
+        self.km = km
+        depth = max(st.schedule.dim(isl.dim_type.out) for st in km.scop.statements)
+        keep = [2 * k + 1 for k in range(km.n_block)] + list(range(2 * km.n_grid, depth))
+        names = [f"t{k}" for k in range(depth)]
+        self.project = isl.Map.read_from_str(
+            km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(names[k] for k in keep)}] }}"
+        )
+        self.width = len(keep)
+        self.barriers = tuple(st for st in km.scop.statements if km.is_barrier(st.name))
+        self.space = self.time(km.scop.statements[0]).range().get_space()
+
+    def time(self, st: Statement) -> isl.Map:
+        return st.schedule.apply_range(self.project)
+
+    def separated(self, barriers: tuple[Statement, ...]) -> isl.Map:
+        """``{ time -> time }`` of same-block instance pairs with one of `barriers` between them."""
+        space = self.space
+        if not barriers:
+            return isl.Map.empty(isl.Space.map_from_set(space))
+        times = isl.Set.empty(space)
+        for b in barriers:
+            times = times.union(self.time(b).range())
+        before = isl.Map.lex_lt(space).intersect_range(times)
+        between = before.apply_range(isl.Map.lex_le(space))
+        both = between.union(between.reverse())
+        return both.intersect(_same_prefix(self.km, self.width))
+
+
+def races(km: KernelModel, timing: Timing, barriers: tuple[Statement, ...] | None = None) -> list[Race]:
+    """One race per pair of conflicting accesses (write first) that nothing orders."""
+    sep = timing.separated(timing.barriers if barriers is None else barriers)
+    out: list[Race] = []
+    seen: set[tuple[int, int]] = set()
+    for s1, w in _accesses(km, writes=True):
+        for s2, other in _accesses(km, writes=False):
+            key = (min(id(w), id(other)), max(id(w), id(other)))
+            if w.array != other.array or key in seen or _both_atomic(km, s1, s2):
+                continue
+            seen.add(key)
+            race = _race(km, timing, sep, s1, w, s2, other)
+            if race is not None:
+                out.append(race)
+    return out
+
+
+def _accesses(km: KernelModel, writes: bool) -> list[tuple[Statement, Access]]:
+    out = []
+    for st in km.scop.statements:
+        for a in st.writes if writes else (*st.writes, *st.reads):
+            if a.array != BARRIER:
+                out.append((st, a))
+    return out
+
+
+def _both_atomic(km: KernelModel, s1: Statement, s2: Statement) -> bool:
+    return s1.info.node.range in km.atomic and s2.info.node.range in km.atomic
+
+
+def _race(
+    km: KernelModel, timing: Timing, sep: isl.Map, s1: Statement, w: Access, s2: Statement, other: Access
+) -> Race | None:
+    conflict = w.relation.apply_range(other.relation.reverse())
+    conflict = conflict.subtract(_same_thread(km, s1, s2))
+    if conflict.is_empty():
+        return None
+    ordered = timing.time(s1).apply_range(sep).apply_range(timing.time(s2).reverse())
+    unordered = conflict.subtract(ordered)
+    if unordered.is_empty():
+        return None
+    return Race(w, other, s1, s2, _witness(km, unordered.wrap().sample_point(), len(s1.iterators)))
+
+
+def _same_thread(km: KernelModel, s1: Statement, s2: Statement) -> isl.Map:
+    a = [f"a{k}" for k in range(len(s1.iterators))]
+    b = [f"b{k}" for k in range(len(s2.iterators))]
+    same = " and ".join(f"a{k} = b{k}" for k in range(km.n_grid)) or "true"
+    params = "[" + ", ".join(isl_name(p) for p in km.scop.params) + "]"
+    text = f"{params} -> {{ {s1.name}[{', '.join(a)}] -> {s2.name}[{', '.join(b)}] : {same} }}"
+    return isl.Map.read_from_str(km.scop.ctx, text)
+
+
+def _witness(km: KernelModel, point: isl.Point, n_first: int) -> dict[str, int]:
+    """A sampled pair as values: `a<k>`/`b<k>` the two instances' iterators, and the sizes."""
+    space = point.get_space()
+    values: dict[str, int] = {"_n_block": km.n_block}
+    for k, p in enumerate(km.scop.params):
+        values[p] = point.get_coordinate_val(isl.dim_type.param, k).to_python()
+    n = space.dim(isl.dim_type.set)
+    for k in range(n):
+        name = f"a{k}" if k < n_first else f"b{k - n_first}"
+        values[name] = point.get_coordinate_val(isl.dim_type.set, k).to_python()
+    return values
+
+
+def _same_prefix(km: KernelModel, width: int) -> isl.Map:
+    """Pairs of times in the same block (equal block ids, the first dimensions)."""
+    a = [f"a{k}" for k in range(width)]
+    b = [f"b{k}" for k in range(width)]
+    same = " and ".join(f"a{k} = b{k}" for k in range(km.n_block)) or "true"
+    params = "[" + ", ".join(isl_name(p) for p in km.scop.params) + "]"
+    return isl.Map.read_from_str(km.scop.ctx, f"{params} -> {{ [{', '.join(a)}] -> [{', '.join(b)}] : {same} }}")
+
+
+# ------------------------------------------------------------------------------ barriers
+
+
+def divergent_barriers(km: KernelModel, timing: Timing) -> list[Divergence]:
+    """Barriers that some threads of a block reach and others, at the same point, do not."""
+    out = []
+    for b in timing.barriers:
+        thread_dims = (km.n_block, len(km.shape.thread_axes))
+        reached = b.domain.project_out(isl.dim_type.set, *thread_dims)
+        everyone = reached.insert_dims(isl.dim_type.set, km.n_block, thread_dims[1])
+        everyone = everyone.set_tuple_id(b.domain.get_tuple_id()).intersect(_thread_box(km, b))
+        skipped = everyone.subtract(b.domain)
+        if not skipped.is_empty():
+            out.append(Divergence(b, _witness(km, skipped.sample_point(), len(b.iterators))))
+    return out
+
+
+def _thread_box(km: KernelModel, st: Statement) -> isl.Set:
+    names = [f"a{k}" for k in range(len(st.iterators))]
+    bounds = [
+        f"0 <= a{km.n_block + k} < {km.shape.block[axis]}" for k, axis in enumerate(km.shape.thread_axes)
+    ]
+    params = "[" + ", ".join(isl_name(p) for p in km.scop.params) + "]"
+    return isl.Set.read_from_str(km.scop.ctx, f"{params} -> {{ {st.name}[{', '.join(names)}] : {' and '.join(bounds)} }}")
+
+
+def redundant_barriers(km: KernelModel, timing: Timing, found: list[Race]) -> list[SourceRange]:
+    """The `__syncthreads()` calls whose removal adds no race: they order no conflicting accesses.
+    (A call in an unrolled loop is several barrier statements; all of them go together.)"""
+    out = []
+    before = {(id(r.first), id(r.second)) for r in found}
+    for rng in dict.fromkeys(barrier_range(b) for b in timing.barriers):
+        rest = tuple(x for x in timing.barriers if barrier_range(x) != rng)
+        after = {(id(r.first), id(r.second)) for r in races(km, timing, rest)}
+        if after <= before:
+            out.append(rng)
+    return out
+
+
+def barrier_range(st: Statement) -> SourceRange:
+    return st.info.node.range

@@ -25,6 +25,7 @@ model.py`), over the block ids then the thread ids (x innermost). The loop order
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -135,17 +136,34 @@ def grid_shape(fn: ir.Function) -> tuple[GridShape, list[Remark]]:
                 + ", ".join(_dims(o) for o in others), fn.name_range, fn.name))  # fmt: skip
     else:
         launch = None
-        rank = 3 if "threadIdx.z" in used else 2 if "threadIdx.y" in used else 1
-        block = dict(_DEFAULT_BLOCK[rank])
+        block, how = _assumed_block(fn, used)
         remarks.append(analysis(PASS, "AssumedBlockSize",
             f"no launch of `{fn.name}` in this file gives its block size as constants, so hexplore "
-            f"checks it for blocks of {_dims(tuple(block.values()))} threads; launch it with constant "
-            "sizes in this file (`kernel<<<grid, 256>>>`) to check the size you use",
+            f"checks it for blocks of {_dims(tuple(block.values()))} threads ({how}); launch it with "
+            "constant sizes in this file (`kernel<<<grid, 256>>>`) to check the size you use",
             fn.name_range, fn.name, block=[block["x"], block["y"], block["z"]]))  # fmt: skip
     grid = dict(zip(("x", "y", "z"), launch.grid if launch else (None, None, None), strict=True))
     threads = tuple(a for a in AXES if f"threadIdx.{a}" in used or block[a] > 1)
     blocks = tuple(a for a in AXES if {f"blockIdx.{a}", f"gridDim.{a}"} & used or (grid[a] or 1) > 1)
     return GridShape(block, blocks, threads or ("x",), launch), remarks
+
+
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
+
+
+def _assumed_block(fn: ir.Function, used: set[str]) -> tuple[dict[str, int], str]:
+    """A block size for a kernel no launch in the file sizes, and where it comes from: one thread
+    where the kernel never reads `threadIdx`; else `__launch_bounds__(N)` (N threads, 32 wide
+    when it reads `threadIdx.y`); else a typical size for the axes it reads."""
+    rank = 3 if "threadIdx.z" in used else 2 if "threadIdx.y" in used else 1 if "threadIdx.x" in used else 0
+    if rank == 0:
+        return {"x": 1, "y": 1, "z": 1}, "it never reads `threadIdx`"
+    bound = _LAUNCH_BOUNDS.search(fn.text)
+    n = int(bound.group(1)) if bound else 0
+    if n and (rank == 1 or (rank == 2 and n % 32 == 0)):
+        x = n if rank == 1 else min(32, n)
+        return {"x": x, "y": n // x, "z": 1}, f"its `__launch_bounds__({n})`"
+    return dict(_DEFAULT_BLOCK[rank]), "a typical size for the thread ids it reads"
 
 
 def _dims(sizes: tuple[int | None, ...]) -> str:
@@ -209,11 +227,25 @@ class _Rewrite:
     atomic: set[SourceRange] = None  # type: ignore[assignment]
     notes: list[ir.Note] = None  # type: ignore[assignment]
 
+    declared: set[str] = None  # type: ignore[assignment]
+
     def __post_init__(self) -> None:
-        self.atomic, self.notes = set(), []
+        self.atomic, self.notes, self.declared = set(), [], set()
 
     def block(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
-        return tuple(out for s in stmts for out in self.stmt(s))
+        """The statements rewritten; a name declared again (``int T0`` in both branches of an
+        `if`, as generated code does) is renamed from there on: the model has one variable per name."""
+        rest, out = list(stmts), []
+        for i in range(len(rest)):
+            s = rest[i]
+            if isinstance(s, ir.Decl) and s.name in self.declared:
+                new = next(f"{s.name}_{k}" for k in itertools.count(1) if f"{s.name}_{k}" not in self.declared)
+                rest[i:] = _renamed(tuple(rest[i:]), s.name, new)
+                s = rest[i]
+            if isinstance(s, ir.Decl):
+                self.declared.add(s.name)
+            out += self.stmt(s)
+        return tuple(out)
 
     def stmt(self, s: ir.Stmt) -> tuple[ir.Stmt, ...]:
         e = self.expr
@@ -304,24 +336,44 @@ def _substitute(e: ir.Expr, var: str, value: int) -> ir.Expr:
 
 
 def _substitute_stmts(stmts: tuple[ir.Stmt, ...], var: str, value: int) -> tuple[ir.Stmt, ...]:
-    def sub(e: ir.Expr) -> ir.Expr:
-        return _substitute(e, var, value)
+    return map_stmts(stmts, lambda e: _substitute(e, var, value))
 
+
+def _renamed(stmts: tuple[ir.Stmt, ...], old: str, new: str) -> tuple[ir.Stmt, ...]:
+    """`stmts` with the variable or array `old` called `new`."""
+
+    def rename(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Var) and e.name == old:
+            return replace(e, name=new)
+        if isinstance(e, ir.Subscript) and e.base == old:
+            return replace(e, base=new)
+        return e
+
+    return map_stmts(stmts, lambda e: map_expr(e, rename), {old: new})
+
+
+def map_stmts(
+    stmts: tuple[ir.Stmt, ...], f: Callable[[ir.Expr], ir.Expr], names: dict[str, str] | None = None
+) -> tuple[ir.Stmt, ...]:
+    """`stmts` with `f` applied to each expression, and declared names renamed by `names`."""
+    names = names or {}
     out: list[ir.Stmt] = []
     for s in stmts:
         if isinstance(s, ir.Assign):
-            target = sub(s.target)
+            target = f(s.target)
             assert isinstance(target, ir.Var | ir.Subscript)
-            out.append(replace(s, target=target, value=sub(s.value)))
+            out.append(replace(s, target=target, value=f(s.value)))
         elif isinstance(s, ir.Decl):
-            out.append(replace(s, init=None if s.init is None else sub(s.init)))
+            out.append(replace(s, name=names.get(s.name, s.name), init=None if s.init is None else f(s.init)))
         elif isinstance(s, ir.If):
-            out.append(replace(s, cond=sub(s.cond), then=_substitute_stmts(s.then, var, value),
-                               other=_substitute_stmts(s.other, var, value)))  # fmt: skip
+            out.append(replace(s, cond=f(s.cond), then=map_stmts(s.then, f, names), other=map_stmts(s.other, f, names)))
         elif isinstance(s, ir.For):
-            out.append(replace(s, init=sub(s.init), cond=sub(s.cond), body=_substitute_stmts(s.body, var, value)))
+            body = map_stmts(s.body, f, names)
+            out.append(replace(s, var=names.get(s.var, s.var), init=f(s.init), cond=f(s.cond), body=body))
         elif isinstance(s, ir.ExprStmt):
-            out.append(replace(s, expr=sub(s.expr)))
+            out.append(replace(s, expr=f(s.expr)))
+        elif isinstance(s, ir.OtherLoop | ir.OpaqueStmt):
+            out.append(replace(s, body=map_stmts(s.body, f, names)))
         else:
             out.append(s)
     return tuple(out)

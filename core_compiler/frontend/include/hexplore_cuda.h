@@ -1,6 +1,9 @@
 /* hexplore's stand-in for the CUDA runtime headers, so that .cu files parse without a CUDA
    install (clang -x cuda --cuda-host-only -nocudainc). Only declarations: nothing here runs. */
 #pragma once
+#if __has_include(<math.h>)
+#include <math.h> /* nvcc declares the math functions in every .cu file */
+#endif
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __host__ __attribute__((host))
@@ -9,6 +12,7 @@
 #define __managed__ __attribute__((managed))
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __restrict__ __restrict
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 
 typedef __SIZE_TYPE__ size_t;
 struct uint3 { unsigned int x, y, z; };

@@ -19,6 +19,8 @@ Code map, in the order data flows:
   plain data: what ``hexplore/scheduleTree`` and the TUI's Schedule tab show.
 - `views.py`: a function's back-end views as text (generated code, passes, schedule tree), for
   the code-lens commands the editor's server executes.
+- `offload.py`: each loop nest's offload decision as `hexplore compile` makes it, as remarks on
+  its outer loop (`Workspace.decisions` keeps them per function text and settings).
 - `fixes.py`: source rewrites offered as code actions: `restrict` where hexplore assumes no
   aliasing, loop interchange where no dependence forbids it.
 - `running.py`: the one run (`core_compiler.runtime.run.run_function`, in the core's one worker

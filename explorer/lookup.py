@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from core_compiler.analysis import ScopAnalysis
+from core_compiler.frontend import ir
+from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.scop.dependences import Carried, LoopParallelism
 from core_compiler.scop.model import Access, Statement
 from core_compiler.scop.region import LoopInfo
@@ -131,6 +133,60 @@ def _placed(f: AccessFacts, map_to_gpu: bool = True) -> AccessFacts:
     if not map_to_gpu and not mapped(f.scop):
         return replace(f, placement_pending=True)
     return replace(f, placement=placement(f.scop, f.statement.name, f.access.array))
+
+
+@dataclass(frozen=True)
+class NotModeled:
+    """Code hexplore does not model, and why: the detection's remarks (missed) about it."""
+
+    what: str  # "loop `i`", "`idx[i]`", "`hist[idx[i]] += 1`"
+    range: SourceRange
+    reasons: tuple[Remark, ...]
+
+
+# the passes whose missed remarks say why code is not modeled (`region.py`'s checks)
+DETECTION_PASSES = ("scop-detect",)
+
+
+def not_modeled_at(analysis: DocumentAnalysis, line: int, col: int) -> NotModeled | None:
+    """Why the code at the position is not in a modeled loop nest: on the header of a loop that is
+    not modeled, every reason given inside it; on a rejected construct (``idx[i]`` in
+    ``hist[idx[i]]``), its reason; elsewhere in a statement of such a loop, the reasons given in
+    that statement. None where the detection said nothing (or the code is modeled)."""
+    for fr in _functions_at(analysis, line, col):
+        reasons = [r for r in fr.remarks if r.kind is RemarkKind.MISSED and r.pass_name in DETECTION_PASSES]
+        if not reasons:
+            continue
+        here = [r for r in reasons if covers(r.range, line, col)]
+        stmt = _innermost(fr.analysis.function.body, line, col)
+        if isinstance(stmt, ir.For | ir.OtherLoop) and covers(stmt.header_range, line, col):
+            inside = tuple(r for r in reasons if stmt.range.contains(r.range))
+            what = f"loop `{stmt.var}`" if isinstance(stmt, ir.For) else f"this `{stmt.kind}` loop"
+            return NotModeled(what, stmt.header_range, inside) if inside else None
+        if here:
+            inner = min(here, key=lambda r: _size(r.range))
+            return NotModeled(_quoted(analysis, inner.range), inner.range, tuple(r for r in here if r.range == inner.range))
+        if stmt is not None and not isinstance(stmt, ir.For | ir.OtherLoop | ir.If):
+            inside = tuple(r for r in reasons if stmt.range.contains(r.range))
+            if inside:
+                return NotModeled(_quoted(analysis, stmt.range), stmt.range, inside)
+    return None
+
+
+def _innermost(body: tuple[ir.Stmt, ...], line: int, col: int) -> ir.Stmt | None:
+    for stmt in body:
+        if covers(stmt.range, line, col):
+            inner = _innermost(ir.sub_statements(stmt), line, col)
+            return inner if inner is not None else stmt
+    return None
+
+
+def _quoted(analysis: DocumentAnalysis, r: SourceRange) -> str:
+    """```hist[idx[i]] += 1``` (backquoted source text), or "this code" where it spans lines."""
+    lines = analysis.document.text.encode().split(b"\n")
+    if r.line != r.end_line or r.line > len(lines) or r.file != analysis.document.path:
+        return "this code"
+    return "`" + lines[r.line - 1][r.col - 1 : r.end_col - 1].decode(errors="replace").rstrip(";") + "`"
 
 
 def covers(r: SourceRange, line: int, col: int) -> bool:

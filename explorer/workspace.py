@@ -24,11 +24,13 @@ backwards (the newest text is the truth, whatever its version says).
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import threading
 import time
 import urllib.parse
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -36,18 +38,22 @@ from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_funct
 from core_compiler.frontend import ParseOptions, function_failure, ir, parse_failure
 from core_compiler.frontend.worker import FrontendFailure, WorkerRaised
 from core_compiler.passes import PassRecord
-from core_compiler.pipeline import Backend, GpuOptions, backend
+from core_compiler.pipeline import Backend, GpuOptions, backend, gpu_program
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
-from core_compiler.transform.gpu_mapping import MappingOptions
+from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions
 from explorer.cache import CachedFunction, FunctionCache, FunctionKey, RelativeError
 from explorer.compile_commands import NO_FLAGS, DatabaseCache
 from explorer.errors import Cancelled, UnknownDocument, UnknownFunction, UnknownPass
+from explorer.offload import nest_decisions, shifted
 from explorer.parsing import DocumentParser, FunctionSource, ParsedFile
+from explorer.placement import gpu_mapping
 from explorer.relocate import relocate
 from explorer.settings import Settings
 
 CUDA_LANGUAGES = ("cuda", "cuda-cpp")
+log = logging.getLogger("hexplore.explorer")
+DECISIONS_KEPT = 1024  # functions whose offload decisions are remembered
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,8 @@ class Workspace:
         self._latest: dict[str, DocumentAnalysis] = {}
         self._databases = DatabaseCache()
         self._backend: weakref.WeakKeyDictionary[FunctionAnalysis, Backend] = weakref.WeakKeyDictionary()
+        # function (its cache key, else its analysis) -> (its first line then, its decisions)
+        self._decisions: OrderedDict[object, tuple[int, tuple[Remark, ...]]] = OrderedDict()
 
     # ------------------------------------------------------------------------- documents
 
@@ -374,6 +382,48 @@ class Workspace:
                 self._backend[fa] = back
         return back
 
+    # ------------------------------------------------------------------------- offload decisions
+
+    def known_decisions(self, fr: FunctionResult) -> tuple[Remark, ...] | None:
+        """The offload decisions of `fr`'s loop nests (`explorer/offload.py`) if computed already,
+        for this function's text and settings (moved to where it is now), else None."""
+        if not fr.scops:
+            return ()
+        with self._lock:
+            found = self._decisions.get(_decision_key(fr))
+        if found is None:
+            return None
+        line, remarks = found
+        return shifted(remarks, fr.analysis.function.range.line - line)
+
+    def has_backend(self, fr: FunctionResult) -> bool:
+        """Whether the back end of `fr` ran (its offload decisions then cost no GPU mapping)."""
+        with self._lock:
+            return fr.analysis in self._backend
+
+    def decisions(self, fr: FunctionResult, text: str) -> tuple[Remark, ...]:
+        """The offload decisions of `fr`'s loop nests, computed where they are not known: the
+        GPU mapping of each nest that has enough work (reads the analysis' isl objects). `text`
+        is the file's text `fr` was analysed from."""
+        known = self.known_decisions(fr)
+        if known is not None:
+            return known
+        fa, settings = fr.analysis, self.settings
+        with self._lock:
+            back = self._backend.get(fa)
+        out: list[Remark] = []
+        for k, sa in enumerate(fa.scops):
+            try:
+                out += nest_decisions(fa, sa, _mapper(sa, back, k, settings), text, settings.target)
+            except Exception as e:  # isl's budget, a bug in a back end: the nest's passes say it
+                log.warning("offload decision of %s failed: %s: %s", sa.scop.name, type(e).__name__, e)
+        remarks = tuple(out)
+        with self._lock:
+            self._decisions[_decision_key(fr)] = (fa.function.range.line, remarks)
+            while len(self._decisions) > DECISIONS_KEPT:
+                self._decisions.popitem(last=False)
+        return remarks
+
     def _front_trace(self, uri: str, name: str) -> tuple[PassRecord, ...]:
         """The analysis passes, re-rendered first if the function moved since they were made."""
         found = self.function(uri, name)
@@ -400,6 +450,24 @@ class Workspace:
             known = ", ".join(p.label for p in trace) or "none"
             raise UnknownPass(f"`{name}` has no pass `{label}` (passes: {known})")
         return found
+
+
+def _decision_key(fr: FunctionResult) -> object:
+    return fr.key if fr.key is not None else fr.analysis
+
+
+def _mapper(sa: ScopAnalysis, back: Backend | None, k: int, settings: Settings) -> Callable[[], GpuProgram | None]:
+    """How to get the nest's GPU mapping: the back end's where it ran, else the hovers' (the same
+    options unless tile sizes are set), else a mapping of its own."""
+
+    def get() -> GpuProgram | None:
+        if back is not None and k < len(back.units) and back.units[k].gpu is not None:
+            return back.units[k].gpu
+        if not settings.tile_sizes:
+            return gpu_mapping(sa)
+        return gpu_program(sa, _backend_options(settings))
+
+    return get
 
 
 def _backend_options(settings: Settings) -> GpuOptions:

@@ -6,11 +6,12 @@ anything missing or of the wrong type is an `InvalidParams` error that names the
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from explorer.api import PassRecord, RemarkKind, artifact_language
+from explorer.api import PassRecord, Remark, RemarkKind, artifact_language
 from explorer.running import DEFAULT_DEVICE, DEVICES, NOT_CHECKABLE, RunReport
 from explorer.schedule_tree import ScheduleNode
 from explorer.workspace import DocumentAnalysis
@@ -88,11 +89,14 @@ def _matched(report: RunReport) -> str:
     return f"the generated code matches the original ({what})"
 
 
-def functions_result(analysis: DocumentAnalysis, index: LineIndex) -> list[dict[str, Any]]:
+def functions_result(
+    analysis: DocumentAnalysis, index: LineIndex, decisions: Mapping[str, Sequence[Remark]] | None = None
+) -> list[dict[str, Any]]:
+    """`decisions`: the offload decisions known per function, counted with its remarks."""
     out = []
     for fr in analysis.functions:
         fn = fr.analysis.function
-        kinds = [r.kind for r in fr.remarks]
+        kinds = [r.kind for r in (*fr.remarks, *(decisions or {}).get(fr.name, ()))]
         out.append(
             {
                 "name": fn.name,

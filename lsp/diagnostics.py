@@ -1,9 +1,11 @@
 """Remarks as LSP diagnostics.
 
-Severity: a syntax error is an Error; a missed optimization (a loop nest that could not be modeled
-or offloaded, and why) a Warning; a transformation that happened (``PASSED``: offloaded, tiled) an
+Severity: a syntax error is an Error; a missed optimization (a loop nest that could not be
+modeled, and why) a Warning; a transformation that happened (``PASSED``: offloaded, tiled) an
 Information; an analysis fact (parallel loop, carried dependence, assumption) a Hint, which editors
 show discreetly. ``FunctionHasErrors`` is only Information: the syntax error itself is the Error.
+The back end's offload decisions (`explorer/offload.py`: "offloaded to the GPU as kernel0", "kept
+on CPU: …", on each nest's outer loop) are Information at most: a decision, not a fault.
 
 Each diagnostic has ``source: "hexplore"``, ``code``: the remark's stable name, and
 ``codeDescription``: the remark's section in the ``REMARKS.md`` shipped beside this module. A
@@ -13,11 +15,13 @@ carried dependence points (``relatedInformation``) at its source and sink statem
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from lsprotocol import types
 
 from explorer.api import Remark, RemarkKind, SourceRange
+from explorer.offload import DECISION_PASSES
 from explorer.workspace import DocumentAnalysis
 from lsp.positions import LineIndex
 
@@ -41,12 +45,17 @@ def remark_doc_uri(name: str) -> str:
 
 
 def severity(remark: Remark) -> types.DiagnosticSeverity:
+    if remark.pass_name in DECISION_PASSES and remark.kind is RemarkKind.MISSED:
+        return types.DiagnosticSeverity.Information
     return _BY_NAME.get(remark.name, _SEVERITY[remark.kind])
 
 
-def diagnostics(analysis: DocumentAnalysis, index: LineIndex) -> list[types.Diagnostic]:
+def diagnostics(
+    analysis: DocumentAnalysis, index: LineIndex, decisions: Sequence[Remark] = ()
+) -> list[types.Diagnostic]:
+    """The analysis' remarks and the offload `decisions` known for it."""
     doc = analysis.document
-    return [to_diagnostic(r, doc.uri, doc.path, index) for r in analysis.all_remarks()]
+    return [to_diagnostic(r, doc.uri, doc.path, index) for r in (*analysis.all_remarks(), *decisions)]
 
 
 def to_diagnostic(remark: Remark, uri: str, path: str, index: LineIndex) -> types.Diagnostic:

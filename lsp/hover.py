@@ -1,11 +1,21 @@
 """Hover: on a modeled loop's header, its iteration domain, parallelism and carried dependences;
-on an array access, its access relation and memory placement; elsewhere nothing (null)."""
+on an array access, its access relation and memory placement; on code hexplore does not model (a
+loop's header, a rejected construct such as ``idx[i]`` in ``hist[idx[i]]``, a statement), why
+not; elsewhere nothing (null)."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from explorer.lookup import AccessFacts, LoopFacts, accesses_at, describe_carried, loop_at
+from explorer.lookup import (
+    AccessFacts,
+    LoopFacts,
+    NotModeled,
+    accesses_at,
+    describe_carried,
+    loop_at,
+    not_modeled_at,
+)
 from explorer.workspace import DocumentAnalysis
 from lsp.positions import LineIndex
 
@@ -27,9 +37,13 @@ def hover(
         text, rng = loop_markdown(loop), loop.loop.header_range
     else:
         accesses = accesses_at(analysis, line, col, map_to_gpu)
-        if not accesses:
+        rejected = None if accesses else not_modeled_at(analysis, line, col)
+        if accesses:
+            text, rng = access_markdown(accesses), accesses[0].range
+        elif rejected is not None:
+            text, rng = not_modeled_markdown(rejected), rejected.range
+        else:
             return None
-        text, rng = access_markdown(accesses), accesses[0].range
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     return types.Hover(types.MarkupContent(kind, text), index.range(rng))
 
@@ -61,4 +75,10 @@ def access_markdown(accesses: list[AccessFacts]) -> str:
     if first.placement_pending:
         placement = "not computed yet: the file is being edited (hover again when it settles)"
     out.append(f"memory placement: {placement}")
+    return "\n".join(out)
+
+
+def not_modeled_markdown(found: NotModeled) -> str:
+    out = [f"### {found.what}: not modeled", "", "hexplore does not model this code, so it stays as written:"]
+    out += [f"- {r.message} (`{r.name}`)" for r in found.reasons]
     return "\n".join(out)

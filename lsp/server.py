@@ -10,6 +10,10 @@ text; diagnostics are published only for the text that is still current, with it
 Staleness is decided by the workspace's revisions, not by client versions (a version going
 backwards is analysed once, as the newest text).
 
+After the analysis' diagnostics come the back end's offload decisions (`explorer/offload.py`):
+once the text has rested `DECISION_DELAY_S`, the decisions not known yet are computed on the
+request thread, one function at a time, and the same version is published again with them.
+
 Requests never wait for an analysis that a storm of edits keeps cancelling: hover, inlay hints,
 code lenses and the ``hexplore/*`` requests answer from the document's newest finished analysis,
 mapping positions through the edits made since (`lsp/staleness.py`); where a position falls in
@@ -38,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import inspect
 import logging
 import os
@@ -65,7 +70,7 @@ from pygls.protocol import (
 )
 
 from explorer import running
-from explorer.api import UsageError
+from explorer.api import Remark, UsageError
 from explorer.errors import Cancelled, UnknownDocument
 from explorer.fixes import interchange_at
 from explorer.schedule_tree import schedule_tree
@@ -95,6 +100,9 @@ ANALYSIS_THREADS = 4  # documents analysed at once (per process: TCP connections
 # analysis threads, a storm of 100 edits a second left hovers waiting seconds (p95 4.6 s; 0.15 s
 # at 0.5 ms: benchmarks/bench_lsp.py --storm).
 SWITCH_INTERVAL_S = 0.0005
+# How long an analysis stays current before its offload decisions (GPU mappings, tenths of a
+# second to seconds per loop nest) are computed: not while the user types.
+DECISION_DELAY_S = 0.3
 INTERNAL_ERROR_MESSAGE = "hexplore-lsp: internal error; the server's log has the details"
 
 
@@ -177,6 +185,8 @@ class HexploreServer(LanguageServer):
         self.edits: dict[str, EditLog] = {}
         self.analyses = 0  # analyses started (the tests count them)
         self._background: set[asyncio.Future[None]] = set()
+        self.deciding: dict[str, asyncio.Future[None]] = {}  # uri -> its offload decisions' task
+        self.decided: dict[str, tuple[int, int]] = {}  # uri -> (revision, decisions) last published
         self._register()
 
     # ------------------------------------------------------------------------- plumbing
@@ -285,11 +295,58 @@ class HexploreServer(LanguageServer):
                     self.edits[uri].forget(result.document.revision)
 
     def _publish(self, analysis: DocumentAnalysis) -> None:
+        """The analysis' diagnostics with the offload decisions known for it; the missing
+        decisions are computed soon after, and published again with them."""
         index = self._index(analysis.document.text)
-        diags = diagnostics.diagnostics(analysis, index)
+        decisions = self._known_decisions(analysis)
+        diags = diagnostics.diagnostics(analysis, index, decisions)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(analysis.uri, diags, analysis.version)
         )
+        self.decided[analysis.uri] = (analysis.document.revision, len(decisions))
+        self._decide_soon(analysis.uri)
+
+    # ------------------------------------------------------------------------- offload decisions
+
+    def _known_decisions(self, analysis: DocumentAnalysis) -> list[Remark]:
+        return [r for fr in analysis.functions for r in self.explorer.known_decisions(fr) or ()]
+
+    def _decide_soon(self, uri: str) -> None:
+        """Compute the offload decisions of the document's newest analysis (`explorer/offload.py`)
+        once it has stayed current for `DECISION_DELAY_S`, one function at a time on the request
+        thread (they read its isl objects; a hover waits for one function's GPU mapping at most),
+        and publish its diagnostics again with them. A running task takes the newest analysis
+        when it ends."""
+        task = self.deciding.get(uri)
+        if task is None or task.done():
+            self.deciding[uri] = asyncio.ensure_future(self._decide(uri))
+
+    def _current(self, analysis: DocumentAnalysis) -> bool:
+        uri = analysis.uri
+        with contextlib.suppress(UnknownDocument):
+            doc = self.explorer.document(uri)
+            return uri not in self.dirty and doc.revision == analysis.document.revision and self.explorer.latest(uri) is analysis
+        return False
+
+    async def _decide(self, uri: str) -> None:
+        await asyncio.sleep(DECISION_DELAY_S)  # typing goes on: decide when it pauses
+        while (analysis := self.explorer.latest(uri)) is not None and self._current(analysis):
+            todo = [fr for fr in analysis.functions if self.explorer.known_decisions(fr) is None]
+            text = analysis.document.text
+            for fr in todo:
+                if not self._current(analysis):
+                    return  # the newer analysis' publish decides again
+                try:
+                    await self._in_worker(functools.partial(self.explorer.decisions, fr, text))
+                except RuntimeError:  # the request thread is gone: shutting down
+                    return
+            known = len(self._known_decisions(analysis))
+            if not self._current(analysis):
+                return
+            if self.decided.get(uri) != (analysis.document.revision, known):
+                self._publish(analysis)  # its _decide_soon finds this task running
+            if not todo:
+                return
 
     async def snapshot(self, uri: str) -> Snapshot:
         """The document's newest finished analysis (of its current text or an older one), waiting
@@ -415,6 +472,7 @@ class HexploreServer(LanguageServer):
         self.tasks.pop(uri, None)
         self.edits.pop(uri, None)
         self.failed.pop(uri, None)
+        self.decided.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     async def on_configuration(self, params: types.DidChangeConfigurationParams) -> None:
@@ -500,7 +558,16 @@ class HexploreServer(LanguageServer):
         uri = custom_requests.field(params, "uri", custom_requests.FUNCTIONS)
         snap = await self.snapshot(uri)
         analysis = snap.analysis
-        return snap.json_ranges(custom_requests.functions_result(analysis, self._index(analysis.document.text)))  # type: ignore[no-any-return]
+
+        def decisions() -> dict[str, tuple[Remark, ...]]:  # decided where the back end ran: cheap
+            text = analysis.document.text
+            return {fr.name: self.explorer.known_decisions(fr) or (
+                        self.explorer.decisions(fr, text) if self.explorer.has_backend(fr) else ())
+                    for fr in analysis.functions}  # fmt: skip
+
+        known = await self._in_worker(decisions)
+        result = custom_requests.functions_result(analysis, self._index(analysis.document.text), known)
+        return snap.json_ranges(result)  # type: ignore[no-any-return]
 
     async def _function_request(self, params: Any, method: str) -> tuple[DocumentAnalysis, str]:
         analysis, name, _ = await self._function_snapshot(params, method)

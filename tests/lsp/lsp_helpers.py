@@ -14,7 +14,13 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from core_compiler.remark_names import REMARK_NAMES
+from explorer.offload import DECISION_PASSES
+
 FIXTURES = Path(__file__).parent / "fixtures"
+# The remarks of the back end's offload decisions, which the server publishes a moment after the
+# analysis' diagnostics of the same version (lsp/server.py `_decide_soon`).
+DECISION_CODES = frozenset(n for n, e in REMARK_NAMES.items() if set(e.passes) & set(DECISION_PASSES))
 SERVER = [sys.executable, "-m", "lsp.server"]
 
 
@@ -87,8 +93,25 @@ def change(
     )
 
 
-def summary(diags: list[types.Diagnostic]) -> list[tuple[str, int, int, int, int, int, str]]:
-    """(code, start line, start char, end line, end char, severity, message), sorted."""
+async def decided(
+    client: LanguageClient, uri: str, version: int, timeout: float = 60.0
+) -> list[types.Diagnostic]:
+    """The diagnostics published for `uri` at `version` once they carry offload decisions."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        for p in reversed(client.published):  # type: ignore[attr-defined]
+            if p.uri == uri and p.version == version and any(str(d.code) in DECISION_CODES for d in p.diagnostics):
+                return list(p.diagnostics)
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"no offload decisions for {uri} version {version}")
+        await asyncio.sleep(0.02)
+
+
+def summary(
+    diags: list[types.Diagnostic], decisions: bool = False
+) -> list[tuple[str, int, int, int, int, int, str]]:
+    """(code, start line, start char, end line, end char, severity, message), sorted; without
+    the offload decisions unless `decisions` (whether a publish has them yet is timing)."""
     return sorted(
         (
             str(d.code),
@@ -100,4 +123,5 @@ def summary(diags: list[types.Diagnostic]) -> list[tuple[str, int, int, int, int
             d.message,
         )
         for d in diags
+        if decisions or str(d.code) not in DECISION_CODES
     )

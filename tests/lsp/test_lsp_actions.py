@@ -5,7 +5,6 @@ does not model. One server for the module; its cache directory is the module's o
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,22 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.lsp_helpers import SERVER, fixture_uri, make_client, open_fixture, published, start
+from tests.lsp.lsp_helpers import (
+    DECISION_CODES,
+    SERVER,
+    decided,
+    fixture_uri,
+    make_client,
+    open_fixture,
+    published,
+    start,
+    summary,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 URI = fixture_uri("actions.c")
+HINT, INFO = 4, 3
 CACHE = Path(os.environ.get("TMPDIR", "/tmp")) / f"hexplore-lsp-actions-{os.getpid()}"
 CONFIG = ClientServerConfig(
     server_command=SERVER, client_factory=make_client, server_env={**os.environ, "HEXPLORE_CACHE_DIR": str(CACHE)}
@@ -139,8 +149,42 @@ async def test_interchange_refused_where_a_dependence_would_be_reversed(client: 
     assert await _actions(client, 13, 6, only=[types.CodeActionKind.RefactorRewrite]) == []  # `j`: nothing nested
 
 
-async def _wait(predicate: Any, timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
+# ----------------------------------------------------------------------------- offload decisions
+
+
+async def test_offload_decisions_are_published_on_each_nests_outer_loop(client: LanguageClient) -> None:
+    diags = summary(await decided(client, URI, 1), decisions=True)
+    mine = [d for d in diags if d[0] in DECISION_CODES]
+    got = {(code, line, char, end_line, end_char, severity) for code, line, char, end_line, end_char, severity, _ in mine}
+    assert got == {
+        ("RuntimeOffloadCheck", 4, 2, 4, 29, HINT), ("Offloaded", 4, 2, 4, 29, INFO),  # mm
+        ("RuntimeOffloadCheck", 12, 2, 12, 29, HINT), ("Offloaded", 12, 2, 12, 29, INFO),  # skew
+        ("KeptOnCpu", 19, 2, 19, 30, INFO),  # small: 16x16
+    }  # fmt: skip
+    message = {code: m for code, line, *_, m in mine if line == 4}
+    assert message["Offloaded"].startswith("offloaded to the GPU as kernel0: statements S0")
+    kept = next(m for code, *_, m in mine if code == "KeptOnCpu")
+    assert kept == "kept on CPU: about 1.3e3 dynamic instructions, below the offload threshold of 2.6e6"
+    functions = _json(await client.protocol.send_request_async("hexplore/functions", {"uri": URI}))
+    passed = {f["name"]: f["remarks"]["passed"] for f in functions}
+    assert passed == {"mm": 1, "skew": 1, "small": 0, "histogram": 0}
+
+
+# ----------------------------------------------------------------------------- hovers
+
+
+async def _hover_text(client: LanguageClient, line: int, char: int) -> tuple[str, types.Range | None]:
+    found = await client.text_document_hover_async(types.HoverParams(_doc(), types.Position(line, char)))
+    assert found is not None and isinstance(found.contents, types.MarkupContent)
+    return found.contents.value, found.range
+
+
+async def test_hover_on_an_access_hexplore_does_not_model(client: LanguageClient) -> None:
+    text, rng = await _hover_text(client, 27, 11)  # pix[i] in hist[pix[i]] += 1
+    assert rng == types.Range(types.Position(27, 9), types.Position(27, 15))
+    assert text.startswith("### `pix[i]`: not modeled\n")
+    assert "- `hist[pix[i]]` takes its subscript from the array `pix`, so which element it touches is only known at run time (`IndirectAccess`)" in text
+    text, rng = await _hover_text(client, 27, 5)  # hist
+    assert text.startswith("### `hist[pix[i]] += 1`: not modeled\n") and "`IndirectAccess`" in text
+    text, rng = await _hover_text(client, 26, 3)  # the loop's header
+    assert text.startswith("### loop `i`: not modeled\n") and rng == types.Range(types.Position(26, 2), types.Position(26, 29))

@@ -158,5 +158,6 @@ async def test_a_version_going_backwards_is_analysed_once(client: LanguageClient
         assert found is not None
     assert summary(await published(client, uri, 5, timeout=ANSWER_S)) == expected(uri, text)
     await asyncio.sleep(0.5)
-    fives = [p for p in client.published if p.uri == uri and p.version == 5]  # type: ignore[attr-defined]
-    assert len(fives) == 1, f"version 5 was published {len(fives)} times: analysed again and again"
+    fives = [summary(p.diagnostics) for p in client.published if p.uri == uri and p.version == 5]  # type: ignore[attr-defined]
+    # once, and perhaps once more with the offload decisions of the nests it changed
+    assert len(fives) in (1, 2) and fives[0] == fives[-1], f"version 5 was published {len(fives)} times: analysed again and again"

@@ -25,7 +25,7 @@ from core_compiler.errors import UsageError
 from core_compiler.frontend import ParseOptions
 from core_compiler.passes import Trace
 from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
-from core_compiler.remarks import Remark
+from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.report import function_text, remark_text
 from core_compiler.runtime.run import (
     MIN_MEMORY_LIMIT,
@@ -149,10 +149,26 @@ class CompileSettings:
     openmp: bool = False  # target c: `#pragma omp parallel for` on parallel loops
 
 
+# What stops `compile`: the file could not be read as C (clang's errors, or the front end failed).
+ERROR_REMARKS = ("SyntaxError", "FrontendCrashed", "FrontendBudgetExceeded", "InternalError")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """`hexplore compile`'s outcome: `errors` (nothing generated), else the files and remarks, and
+    `nothing` (why no file was generated, with the detection's `reasons`) when there are none."""
+
+    result: CompileResult
+    errors: tuple[Remark, ...] = ()
+    nothing: str = ""
+    reasons: tuple[Remark, ...] = ()
+
+
 def compile_source(
     path: str, text: str, parse: ParseOptions, function: str | None, settings: CompileSettings
-) -> CompileResult:
-    """`hexplore compile`: the generated files (name -> text) and a remark per decision."""
+) -> Compiled:
+    """`hexplore compile`: the generated files (name -> text) and a remark per decision; the
+    file's errors instead where it has some (nothing is generated then)."""
     if settings.openmp and settings.target != "c":
         raise CommandError("--openmp needs --target c")
     try:
@@ -160,11 +176,26 @@ def compile_source(
     except SizesError as e:
         raise CommandError(str(e)) from e
     fa = analyze_file(path, text, parse, only=function)
+    if function and not fa.functions:
+        raise missing_function(path, function)
+    errors = tuple(r for r in fa.all_remarks() if r.name in ERROR_REMARKS)
+    if errors:
+        return Compiled(CompileResult({}, ()), errors)
     memory = MemoryOptions(settings.shared_memory, settings.private_memory, settings.max_shared_memory)
     mapping = MappingOptions(tile_size=settings.tile_size, sizes=sizes, memory=memory)
     c_options = COptions(CpuOptions(tile_size=settings.tile_size), openmp=settings.openmp)
-    return compile_file(fa, settings.target, GpuOptions(mapping=mapping), c_options=c_options, text=text,
-                        always_offload=settings.always_offload)  # fmt: skip
+    result = compile_file(fa, settings.target, GpuOptions(mapping=mapping), c_options=c_options, text=text,
+                          always_offload=settings.always_offload)  # fmt: skip
+    where = f"`{fa.functions[0].function.name}`" if len(fa.functions) == 1 else fa.path
+    if not any(f.scops for f in fa.functions):  # the C target would print the file as it is
+        reasons = tuple(r for r in fa.all_remarks() if r.kind is RemarkKind.MISSED and r.pass_name == "scop-detect")
+        why = f"nothing to generate: {where} has no loop nest hexplore models"
+        return Compiled(result, nothing=why + (" (the reasons above)" if reasons else ""), reasons=reasons)
+    if not result.files:
+        return Compiled(result, nothing=(
+            f"nothing to generate: every loop nest of {where} stays on the CPU (the remarks above say "
+            "why; --always-offload generates GPU code anyway, --target c tiled C)"))  # fmt: skip
+    return Compiled(result)
 
 
 # ------------------------------------------------------------------------------- run
@@ -195,6 +226,16 @@ def function_to_run(path: str, text: str, parse: ParseOptions) -> str:
 def plan_run(path: str, text: str, parse: ParseOptions, function: str, params: Sequence[str]) -> RunPlan:
     """Sizes from ``--param NAME=VALUE``; the others `DEFAULT_SIZE`, halved while the loops would
     run past an array of fixed size. A parameter the function does not have is a warning."""
+    sizes, warnings = function_sizes(path, text, parse, function, params)
+    return RunPlan(path, function, parse, sizes, warnings)
+
+
+def function_sizes(
+    path: str, text: str, parse: ParseOptions, function: str, params: Sequence[str]
+) -> tuple[dict[str, int], tuple[str, ...]]:
+    """A value for every integer size parameter of `function` (`run` and `grad --check` alike):
+    ``--param NAME=VALUE`` where given, else `DEFAULT_SIZE` halved to fit fixed-size arrays; and
+    a warning per given name the function does not have."""
     fa = analyze_file(path, text, parse, only=function)
     if not fa.functions:
         raise missing_function(path, function)
@@ -211,7 +252,7 @@ def plan_run(path: str, text: str, parse: ParseOptions, function: str, params: S
         f"`{function}` has no integer parameter `{name}` (it has: {known}); --param {name}=... is ignored"
         for name in sorted(set(given) - set(sizes))
     )
-    return RunPlan(path, function, parse, sizes, warnings)
+    return sizes, warnings
 
 
 def _param(text: str) -> tuple[str, int]:
@@ -351,9 +392,10 @@ def derivative_code(req: GradRequest, d: Derivative, target: str) -> str:
     return files_text(compile_file(fa, target, text=d.translation_unit, always_offload=True).files)
 
 
-def grad_params(params: Sequence[str]) -> dict[str, int]:
-    """``--param NAME=VALUE`` of `hexplore grad --check`."""
-    return size_params(params)
+def grad_params(req: GradRequest, params: Sequence[str]) -> tuple[dict[str, int], tuple[str, ...]]:
+    """The sizes `hexplore grad --check` runs at: ``--param NAME=VALUE``, the others defaulted as
+    `hexplore run` defaults them (`function_sizes`); and the warnings to give."""
+    return function_sizes(req.path, req.text, req.parse, req.function, params)
 
 
 @dataclass(frozen=True)

@@ -147,3 +147,81 @@ def test_a_chained_assignment_is_two_assignments_right_to_left() -> None:
     assert [(str(s.target), str(s.value)) for s in chain] == [("a5", "k"), ("a1", "a5")]
     (fa,) = analyze_file("t.c", src).functions
     assert len(fa.scops) == 1 and len(fa.scops[0].scop.statements) == 3
+
+
+# ----------------------------------------------------------------------------- hexplore compile
+
+BROKEN = "void f(int n, double *a)\n{\n  for (int i = 0; i < n; i++)\n    a[i] = a[i] * 2.0\n}\n"
+INDIRECT = "void g(int n, int *restrict h, const int *restrict p)\n{\n  for (int i = 0; i < n; i++)\n    h[p[i]] += 1;\n}\n"
+SMALL = "void s(double x[8][8])\n{\n  for (int i = 0; i < 8; i++)\n    for (int j = 0; j < 8; j++)\n      x[i][j] = 2.0 * x[i][j];\n}\n"
+MATMUL = "void mm(int n, double C[n][n], double A[n][n])\n{\n  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++)\n      C[i][j] += A[j][i];\n}\n"
+
+
+def _main(tmp_path, capsys, source: str, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    from tui.cli import main
+
+    path = tmp_path / "input.c"
+    path.write_text(source)
+    try:
+        code = main([args[0], str(path), *args[1:]])
+    except SystemExit as e:  # argparse
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err.replace(str(path), "input.c")
+
+
+def test_compile_of_a_file_with_a_syntax_error_says_it_and_exits_1(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = _main(tmp_path, capsys, BROKEN, "compile")
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        "input.c:4:22: error: expected ';' after expression",
+        "hexplore: error: input.c has 1 error(s): nothing generated",
+    ]
+
+
+def test_compile_that_generates_nothing_says_why_and_exits_1(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    for target in ("cuda", "c"):
+        code, out, err = _main(tmp_path, capsys, INDIRECT, "compile", "--target", target)
+        assert (code, out) == (1, "")
+        assert "[Missed:IndirectAccess]" in err
+        assert err.splitlines()[-1] == "hexplore: nothing to generate: `g` has no loop nest hexplore models (the reasons above)"
+    code, out, err = _main(tmp_path, capsys, SMALL, "compile", "--target", "opencl")
+    assert (code, out) == (1, "") and "[Missed:KeptOnCpu]" in err
+    assert err.splitlines()[-1].startswith("hexplore: nothing to generate: every loop nest of `s` stays on the CPU")
+    code, out, err = _main(tmp_path, capsys, SMALL, "compile", "--target", "opencl", "--always-offload")
+    assert code == 0 and "__kernel void kernel0(" in out
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("compile", "--tile-size", "0"), "argument --tile-size: expected a positive integer, got '0'"),
+        (("compile", "--tile-size", "-4"), "argument --tile-size: expected a positive integer, got '-4'"),
+        (("compile", "--tile-size", "many"), "argument --tile-size: expected a positive integer, got 'many'"),
+        (("compile", "--max-shared-memory", "-1"), "argument --max-shared-memory: expected an integer of 0 or more, got '-1'"),
+        (("compile", "--target", "tpu"), "argument --target: invalid choice: 'tpu'"),
+        (("run", "--repeat", "0"), "argument --repeat: expected a positive integer, got '0'"),
+    ],
+)
+def test_bad_arguments_end_in_one_line_exit_2(tmp_path, capsys, args: tuple[str, ...], message: str) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = _main(tmp_path, capsys, MATMUL, *args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert err.startswith(f"hexplore {args[0]}: error: ")
+
+
+def test_every_face_defaults_sizes_alike(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from explorer import commands
+    from explorer.running import DEFAULT_SIZE
+    from tui.model import size_params
+
+    source = "void f(int n, int m, double A[n][40], double x[n])\n{\n  for (int i = 0; i < n; i++)\n    for (int j = 0; j < m; j++)\n      A[i][j] = x[i];\n}\n"
+    path = tmp_path / "f.c"
+    path.write_text(source)
+    parse = ParseOptions()
+    run = commands.plan_run(str(path), source, parse, "f", []).sizes
+    req = commands.grad_request(str(path), source, parse, "f", "x", None, "reverse")
+    grad, warnings = commands.grad_params(req, ["n=5"])
+    assert run == {"n": DEFAULT_SIZE // 2, "m": DEFAULT_SIZE // 2} and warnings == ()  # halved until rows of 40 hold m
+    assert grad == {"n": 5, "m": DEFAULT_SIZE // 2}
+    assert size_params(analyze_file(str(path), source).functions[0]) == run  # the TUI's (and the editor's)

@@ -4,7 +4,8 @@
     hexplore FILE [-I DIR]... [-D NAME[=VAL]]... [--function F]
     hexplore tui FILE [...]  (both open the terminal UI; they print the text report when stdout is not a terminal)
 
-Exit codes: 0 success, 1 the analysis or check found a failure, 2 bad usage or unreadable input.
+Exit codes: 0 success, 1 the analysis or check found a failure (`compile`: the file has errors,
+or nothing was generated, and why), 2 bad usage or unreadable input (one line on stderr).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from explorer import commands
 from explorer.api import (
@@ -30,6 +32,31 @@ from explorer.commands import DEFAULT_MAX_SHARED_BYTES, CommandError, CompileSet
 SUBCOMMANDS = ("analyze", "compile", "tui", "grad", "run")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's, but a usage error is one line (``hexplore compile: error: …``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive(text: str) -> int:
+    return _integer(text, 1, "a positive integer")
+
+
+def _non_negative(text: str) -> int:
+    return _integer(text, 0, "an integer of 0 or more")
+
+
+def _integer(text: str, least: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
+    return value
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="C (.c) or CUDA (.cu) source file")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="add an include directory")
@@ -38,8 +65,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hexplore", description="Explore how C loop nests map to GPUs.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="hexplore", description="Explore how C loop nests map to GPUs.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     analyze = sub.add_parser("analyze", help="SCoPs, polyhedral model, dependences and remarks")
     _common(analyze)
     analyze.add_argument("--format", choices=sorted(FORMATS), default="text")
@@ -49,12 +76,12 @@ def _parser() -> argparse.ArgumentParser:
     comp = sub.add_parser("compile", help="schedule, map to the GPU and generate CUDA or OpenCL, or tiled C (--target c)")
     _common(comp)
     comp.add_argument("--target", choices=TARGETS, default="cuda")
-    comp.add_argument("--tile-size", type=int, default=32, metavar="N")
+    comp.add_argument("--tile-size", type=_positive, default=32, metavar="N", help="tile size of every tiled loop (default: %(default)s)")
     comp.add_argument("--sizes", metavar="S", help='per-kernel sizes, PPCG syntax: "{kernel[0]->tile[32,32];kernel[0]->block[32,8]}"')
     comp.add_argument("--always-offload", action="store_true", help="generate GPU code even where the profitability model keeps a loop nest on the CPU")
     comp.add_argument("--no-shared-memory", action="store_true", help="keep every array in global memory")
     comp.add_argument("--no-private-memory", action="store_true", help="do not promote arrays to registers")
-    comp.add_argument("--max-shared-memory", type=int, default=DEFAULT_MAX_SHARED_BYTES, metavar="BYTES", help="shared memory per block (default: %(default)s)")
+    comp.add_argument("--max-shared-memory", type=_non_negative, default=DEFAULT_MAX_SHARED_BYTES, metavar="BYTES", help="shared memory per block (default: %(default)s)")
     comp.add_argument("--openmp", action="store_true", help="with --target c: `#pragma omp parallel for` on parallel loops")
     comp.add_argument("-o", dest="out", metavar="DIR", help="write the files here (default: print them)")
     tui = sub.add_parser("tui", help="the terminal UI (the text report when stdout is not a terminal)")
@@ -64,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     _common(run)
     run.add_argument("--device", choices=DEVICES, default="cpu")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter (default {DEFAULT_SIZE} each, halved while the loops would run past an array of fixed size)")
-    run.add_argument("--repeat", type=int, default=1, metavar="N", help="runs in one process, the fastest times reported; on a device, arrays the kernels only read stay there after the first run")
+    run.add_argument("--repeat", type=_positive, default=1, metavar="N", help="runs in one process, the fastest times reported; on a device, arrays the kernels only read stay there after the first run")
     run.add_argument("--check", action=argparse.BooleanOptionalAction, default=True, help="exit 1 when the results differ")
     run.add_argument("--json", action="store_true", help="one JSON object on stdout")
     run.add_argument("--timeout", default="120", metavar="S", help="time limit of one run (default %(default)s s)")
@@ -127,11 +154,20 @@ def cmd_compile(args: argparse.Namespace) -> int:
         openmp=args.openmp,
     )
     try:
-        result = commands.compile_source(args.file, text, _parse_options(args), args.function, settings)
+        compiled = commands.compile_source(args.file, text, _parse_options(args), args.function, settings)
     except CommandError as e:
         return _error(e)
-    for r in result.remarks:
+    for r in compiled.errors:  # as a C compiler says them
+        print(f"{r.range.file}:{r.range.line}:{r.range.col}: error: {r.message}", file=sys.stderr)
+    if compiled.errors:
+        print(f"hexplore: error: {args.file} has {len(compiled.errors)} error(s): nothing generated", file=sys.stderr)
+        return 1
+    result = compiled.result
+    for r in (*result.remarks, *compiled.reasons):
         print(remark_text(r), file=sys.stderr)
+    if compiled.nothing:
+        print(f"hexplore: {compiled.nothing}", file=sys.stderr)
+        return 1
     for name, body in result.files.items():
         if args.out:
             os.makedirs(args.out, exist_ok=True)
@@ -166,8 +202,8 @@ def _grad_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     g.add_argument("--of", metavar="OUT,...", help="outputs (default: every floating-point array the function writes)")
     g.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
     g.add_argument("--target", choices=TARGETS, default="c", help="c: the derivative C itself; cuda/opencl: mapped to the GPU")
-    g.add_argument("--check", action="store_true", help="finite-difference and dot-product tests (sizes from --param)")
-    g.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="an integer parameter for --check")
+    g.add_argument("--check", action="store_true", help="finite-difference and dot-product tests (sizes from --param, else as run defaults them)")
+    g.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter for --check (default {DEFAULT_SIZE} each, halved while the loops would run past an array of fixed size)")
 
 
 def cmd_grad(args: argparse.Namespace) -> int:
@@ -189,9 +225,12 @@ def cmd_grad(args: argparse.Namespace) -> int:
     if not args.check:
         return 0
     try:
-        params = commands.grad_params(args.param)
+        params, warnings = commands.grad_params(req, args.param)
     except CommandError as e:
         return _error(e)
+    for warning in warnings:
+        print(f"hexplore: warning: {warning}", file=sys.stderr)
+    print(f"check sizes: {', '.join(f'{k}={v}' for k, v in params.items()) or 'none'}")
     failed = False
     for check in commands.gradient_checks(req, params):
         print(check.line)

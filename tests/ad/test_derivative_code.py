@@ -106,6 +106,13 @@ def test_cli_grad_prints_code_and_checks() -> None:
     assert "[Analysis:Activity]" in p.stderr
 
 
+@pytest.mark.slow  # the CLI in a subprocess, two checks
+def test_cli_grad_check_defaults_the_sizes_as_run_does() -> None:
+    p = _cli("grad", str(OWN / "dot.c"), "--function", "dot", "--wrt", "x", "--check")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "check sizes: n=64\n" in p.stdout and p.stdout.count("(n=64): ") == 2 and p.stdout.count(": ok") == 2
+
+
 @pytest.mark.slow  # the CLI in subprocesses
 def test_cli_grad_errors() -> None:
     bad = _cli("grad", str(OWN / "dot.c"), "--function", "dot", "--wrt", "q")

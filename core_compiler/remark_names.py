@@ -322,6 +322,19 @@ _entry("TilingNotFaster", MISSED, ("cpu-run",), CPU,
 _entry("ParallelNotFaster", MISSED, ("cpu-run",), CPU,
        "The parallel loops were slower on several threads than on one: each runs too briefly to "
        "pay for waking the other threads, so hexplore runs them on one.")  # fmt: skip
+_entry("RaceStopped", MISSED, ("cpu-run",), CPU,
+       "The race of schedule variants stopped at its time budget (a third of the run's time limit, "
+       "at most a minute) before trying them all: hexplore runs the fastest of those it tried, and "
+       "the message says how many that was, of how many.",
+       "Each variant is built and run once, the likeliest winners first; at large sizes each run "
+       "takes seconds. A longer `--timeout` gives the race more time; the tuning cache keeps its "
+       "choice for the next run.")  # fmt: skip
+_entry("TunedVariant", PASSED, ("cpu-run",), CPU,
+       "The variant that runs comes from the tuning cache: an earlier run of this code, at these "
+       "sizes, on this machine, raced the variants and found it fastest, so this run skips the "
+       "race. It is still checked against the original.",
+       "The cache is per user (`$XDG_CACHE_HOME/hexplore/tuning`); a change to the file, the sizes, "
+       "the machine or hexplore misses it. `HEXPLORE_TUNING=off` turns it off.")  # fmt: skip
 
 # ------------------------------------------------------------------------------ CUDA input
 
@@ -348,6 +361,10 @@ _entry("AssumedBlockSize", ANALYSIS, CK, CUDA_INPUT,
 _entry("UnrolledBlockLoop", ANALYSIS, CK, CUDA_INPUT,
        "A loop whose counter halves or doubles (`s >>= 1`, `s *= 2`) from a value the block size "
        "fixes is read as one copy of its body per value, as in a tree reduction.")  # fmt: skip
+_entry("DelinearizedRows", ANALYSIS, CK, CUDA_INPUT,
+       "A flat pointer indexed as `row * 80 + col` everywhere in the kernel is read as rows of 80 "
+       "elements, assuming each inner subscript stays within its row (as `Delinearized` does for "
+       "rows of `n`): a column that ran past its row would touch the next row's elements.")  # fmt: skip
 _entry("DataRace", MISSED, CK, CUDA_INPUT,
        "Two threads access the same element, at least one writes, and nothing orders them: two "
        "threads of one block with no `__syncthreads()` between the accesses, or threads of two "

@@ -41,18 +41,6 @@ KERNEL = re.compile(r"^__global__\s+void\s+(\w+)\s*\(", re.MULTILINE)
 # Kernels where hexplore's findings differ from the `expect` comments (the lead fixes the model;
 # a fix makes the strict xfail fail: remove the entry then).
 KNOWN_WRONG = {
-    "matmul.cu::matmul_naive": "false UncoalescedAccess on the broadcast `A[row * n + k]` (line 24): "
-    "'elements of `A` 0 apart ... touches 2 separate 32-byte segments and uses 12% of the bytes'; two "
-    "segments serve all 32 lanes (16 lanes per element): a broadcast is not uncoalesced",
-    "matmul.cu::matmul_tiled_no_first_sync": "false RedundantBarrier on the remaining `__syncthreads()` "
-    "(line 69): it orders the reads of the tiles at step t before the stores of step t + 1; without it "
-    "there are more racing instances, only no new pair of source accesses",
-    "matmul.cu::matmul_tiled_no_second_sync": "false RedundantBarrier on the remaining `__syncthreads()` "
-    "(line 84): it orders the stores into the tiles before the reads of the same step",
-    "reduction.cu::reduce_sum": "CudaKernelNotModeled: `atomicAdd(out, buf[0])` (a pointer, not `&a[i]`) "
-    "is read as an impure call",
-    "reduction.cu::reduce_sum_divergent": "CudaKernelNotModeled (`atomicAdd(out, buf[0])`), so the "
-    "divergent `__syncthreads()` of line 57 is not reported",
     "elementwise.cu::saxpy_grid_stride": "CudaKernelNotModeled: the grid-stride step "
     "`i += blockDim.x * gridDim.x` is not a constant",
 }
@@ -126,11 +114,7 @@ def test_findings_match_the_expect_comments(file: str, kernel: str) -> None:
 # One remark per barrier or access: a `__syncthreads()` in a loop over a block size is several
 # barrier statements once the loop is unrolled (races are reported once per pair of accesses, so
 # one line may carry several DataRace remarks; it is left out here).
-REPEATED = {
-    "reduction.cu::reduce_partial_divergent": "the `__syncthreads()` of line 73, in the "
-    "unrolled loop over `s`, gets 8 BarrierDivergence remarks (one per copy: threads 128, 64, ..., 1 "
-    "skip it) and the summary says '8 synchronisation problem(s) found'",
-}
+REPEATED = {}
 
 
 @pytest.mark.parametrize(

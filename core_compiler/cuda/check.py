@@ -137,14 +137,16 @@ def _race(km: KernelModel, r: rc.Race) -> Remark:
     fn = km.function
     a = thread_text(km, r.witness, "a", r.first_stmt)
     b = thread_text(km, r.witness, "b", r.second_stmt)
-    verb = "writes" if r.second.is_write else "reads"
+    atomic = km.atomic
+    verb = ("atomically updates" if r.second_stmt.info.node.range in atomic else "writes") if r.second.is_write else "reads"
+    first_verb = "atomically updates" if r.first_stmt.info.node.range in atomic else "writes"
     why = (
         "with no `__syncthreads()` between them"
         if r.same_block
         else "and threads of different blocks are never ordered within a launch"
     )
     return missed(PASS, "DataRace",
-        f"data race on `{r.first.array}`: {a} writes `{source_text(fn, r.first)}` while {b} {verb} "
+        f"data race on `{r.first.array}`: {a} {first_verb} `{source_text(fn, r.first)}` while {b} {verb} "
         f"`{source_text(fn, r.second)}` (line {r.second.info.range.line}), the same element, {why}"
         f"{_sizes(km, r.witness)}; the result depends on which thread runs first",
         r.first.info.range, fn.name, array=r.first.array, other=r.second.info.range.to_json(),
@@ -170,18 +172,25 @@ def _redundant(km: KernelModel, rng: object) -> Remark:
 def _uncoalesced(km: KernelModel, u: coalescing.Uncoalesced) -> Remark:
     return missed(PASS, "UncoalescedAccess",
         f"uncoalesced access: adjacent threads of a warp use elements of `{u.access.array}` "
-        f"{u.stride} apart in `{source_text(km.function, u.access)}`, so one access of a warp touches {u.segments} "
-        f"separate 32-byte segments and uses {u.used_percent}% of the bytes it moves; let "
+        f"{u.stride} apart in `{source_text(km.function, u.access)}`, so one access of a warp "
+        f"moves {u.segments} separate 32-byte segments where {u.ideal} would do; let "
         "`threadIdx.x` index the last subscript, or stage the data through `__shared__` memory",
-        u.access.info.range, km.function.name, segments=u.segments, used_percent=u.used_percent)  # fmt: skip
+        u.access.info.range, km.function.name, segments=u.segments, ideal=u.ideal)  # fmt: skip
 
 
 def _conflict(km: KernelModel, c: coalescing.BankConflict) -> Remark:
     return missed(PASS, "SharedBankConflict",
         f"{c.ways}-way shared-memory bank conflict: threads {c.lanes[0]} and {c.lanes[1]} of a warp "
         f"read different words of the same bank in `{source_text(km.function, c.access)}`, so the access is served "
-        f"in {c.ways} steps; pad the array's last dimension by one element (`[16][17]`) or change "
-        "which thread uses which element", c.access.info.range, km.function.name, ways=c.ways)  # fmt: skip
+        f"in {c.ways} steps; {_padding(c)}or change which thread uses which element", c.access.info.range, km.function.name, ways=c.ways)  # fmt: skip
+
+
+def _padding(c: coalescing.BankConflict) -> str:
+    sizes = c.extents
+    if len(sizes) < 2 or any(s is None for s in sizes):
+        return "pad the array's last dimension by one element "
+    padded = "".join(f"[{s}]" for s in sizes[:-1]) + f"[{sizes[-1] + 1}]"  # type: ignore[operator]
+    return f"pad the array's last dimension by one element (`{c.access.array}{padded}`) "
 
 
 def render(check: KernelCheck) -> str:

@@ -35,7 +35,7 @@ class Uncoalesced:
     access: Access
     stride: str  # the distance between adjacent threads' elements, as C text
     segments: int
-    used_percent: int
+    ideal: int  # the segments the same requests need when adjacent threads use adjacent elements
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class BankConflict:
     access: Access
     ways: int
     lanes: tuple[int, int]  # two lanes that collide
+    extents: tuple[int | None, ...]  # the shared array's declared sizes
 
 
 def element_size(type_name: str) -> int:
@@ -117,9 +118,9 @@ def uncoalesced(km: KernelModel) -> list[Uncoalesced]:
             continue
         size = element_size(decl.elem_type)
         segments = len({o * size // SEGMENT for o in offs})
-        used = len(set(offs)) * size
-        if segments > 1 and used < segments * SEGMENT / 2:
-            out.append(Uncoalesced(a, stride_text(a, decl), segments, round(100 * used / (segments * SEGMENT))))
+        ideal = -(-len(offs) * size // SEGMENT)  # a warp's requests, back to back
+        if segments > 2 * ideal:  # a broadcast (every lane one element) needs fewer, not more
+            out.append(Uncoalesced(a, stride_text(a, decl), segments, ideal))
     return out
 
 
@@ -136,7 +137,8 @@ def bank_conflicts(km: KernelModel) -> list[BankConflict]:
         group = WARP // 2 if size == 8 else WARP
         worst = max((_conflict(offs[g : g + group], size, g) for g in range(0, len(offs), group)), key=lambda c: c[0])
         if worst[0] > 1:
-            out.append(BankConflict(a, worst[0], worst[1]))
+            sizes = tuple(_value(e) for e in decl.extents[km.n_block :])
+            out.append(BankConflict(a, worst[0], worst[1], sizes))
     return out
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
+from core_compiler.cuda.rows import rows
 from core_compiler.frontend import induction, ir
 from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.detect import assumption_remarks, detect_scops
@@ -174,24 +175,7 @@ def _dims(sizes: tuple[int | None, ...]) -> str:
 
 
 def _builtins(stmts: tuple[ir.Stmt, ...]) -> set[str]:
-    return {e.name for e in _all_exprs(stmts) if isinstance(e, ir.Var) and "." in e.name}
-
-
-def _all_exprs(stmts: tuple[ir.Stmt, ...]) -> list[ir.Expr]:
-    out: list[ir.Expr] = []
-    for s in stmts:
-        for top in _stmt_exprs(s):
-            out += list(ir.walk_expr(top))
-        out += _all_exprs(ir.sub_statements(s))
-    return out
-
-
-def _stmt_exprs(s: ir.Stmt) -> list[ir.Expr]:
-    if isinstance(s, ir.OtherLoop) and s.header is not None:
-        h = s.header
-        return [h.init, h.cond, h.value]
-    names = ("target", "value", "init", "cond", "expr")
-    return [v for v in (getattr(s, f, None) for f in names) if isinstance(v, ir.Expr)]
+    return {e.name for e in ir.all_exprs(stmts) if isinstance(e, ir.Var) and "." in e.name}
 
 
 # ------------------------------------------------------------------------------ the rewrite
@@ -208,12 +192,13 @@ def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozens
     for axis in reversed(shape.thread_axes):
         inner = (_loop(f"threadIdx.{axis}", ir.IntLit(shape.block[axis], fn.range), inner, fn.range),)
     params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes)
-    inner, notes = induction.substituted(inner, fn.params + params)
+    inner, flat, row_notes = rows(inner, fn.params)  # before `row` is replaced by what it is set to
+    inner, notes = induction.substituted(inner, flat + params)
     outer: tuple[ir.Stmt, ...] = (*shared, ir.Decl(BARRIER, _INT, None, fn.range), *inner)
     for axis in reversed(shape.block_axes):
         outer = (_loop(f"blockIdx.{axis}", ir.Var(f"gridDim.{axis}", fn.range, _INT), outer, fn.range),)
-    nest = replace(fn, body=outer, params=fn.params + params, is_cuda_kernel=False)
-    return nest, frozenset(rewrite.atomic), [*rewrite.notes, *notes]
+    nest = replace(fn, body=outer, params=flat + params, is_cuda_kernel=False)
+    return nest, frozenset(rewrite.atomic), [*rewrite.notes, *notes, *row_notes]
 
 
 def _loop(var: str, bound: ir.Expr, body: tuple[ir.Stmt, ...], rng: SourceRange) -> ir.For:
@@ -235,7 +220,7 @@ class _Rewrite:
     def block(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
         """The statements rewritten; a name declared again (``int T0`` in both branches of an
         `if`, as generated code does) is renamed from there on: the model has one variable per name."""
-        rest, out = list(stmts), []
+        rest, out = list(stmts), list[ir.Stmt]()
         for i in range(len(rest)):
             s = rest[i]
             if isinstance(s, ir.Decl) and s.name in self.declared:
@@ -295,7 +280,7 @@ class _Rewrite:
         return tuple(itertools.chain.from_iterable(copies))
 
     def expr(self, e: ir.Expr) -> ir.Expr:
-        return map_expr(e, self._builtin)
+        return ir.map_expr(e, self._builtin)
 
     def _builtin(self, e: ir.Expr) -> ir.Expr:
         if not isinstance(e, ir.Var) or "." not in e.name:
@@ -332,11 +317,11 @@ def _unrolled(h: ir.LoopHeader, init: ir.Expr, cond: ir.Expr, factor: int | None
 
 
 def _substitute(e: ir.Expr, var: str, value: int) -> ir.Expr:
-    return map_expr(e, lambda x: ir.IntLit(value, x.range) if isinstance(x, ir.Var) and x.name == var else x)
+    return ir.map_expr(e, lambda x: ir.IntLit(value, x.range) if isinstance(x, ir.Var) and x.name == var else x)
 
 
 def _substitute_stmts(stmts: tuple[ir.Stmt, ...], var: str, value: int) -> tuple[ir.Stmt, ...]:
-    return map_stmts(stmts, lambda e: _substitute(e, var, value))
+    return ir.map_stmts(stmts, lambda e: _substitute(e, var, value))
 
 
 def _renamed(stmts: tuple[ir.Stmt, ...], old: str, new: str) -> tuple[ir.Stmt, ...]:
@@ -349,42 +334,7 @@ def _renamed(stmts: tuple[ir.Stmt, ...], old: str, new: str) -> tuple[ir.Stmt, .
             return replace(e, base=new)
         return e
 
-    return map_stmts(stmts, lambda e: map_expr(e, rename), {old: new})
-
-
-def map_stmts(
-    stmts: tuple[ir.Stmt, ...], f: Callable[[ir.Expr], ir.Expr], names: dict[str, str] | None = None
-) -> tuple[ir.Stmt, ...]:
-    """`stmts` with `f` applied to each expression, and declared names renamed by `names`."""
-    names = names or {}
-    out: list[ir.Stmt] = []
-    for s in stmts:
-        if isinstance(s, ir.Assign):
-            target = f(s.target)
-            assert isinstance(target, ir.Var | ir.Subscript)
-            out.append(replace(s, target=target, value=f(s.value)))
-        elif isinstance(s, ir.Decl):
-            out.append(replace(s, name=names.get(s.name, s.name), init=None if s.init is None else f(s.init)))
-        elif isinstance(s, ir.If):
-            out.append(replace(s, cond=f(s.cond), then=map_stmts(s.then, f, names), other=map_stmts(s.other, f, names)))
-        elif isinstance(s, ir.For):
-            body = map_stmts(s.body, f, names)
-            out.append(replace(s, var=names.get(s.var, s.var), init=f(s.init), cond=f(s.cond), body=body))
-        elif isinstance(s, ir.ExprStmt):
-            out.append(replace(s, expr=f(s.expr)))
-        elif isinstance(s, ir.OtherLoop | ir.OpaqueStmt):
-            out.append(replace(s, body=map_stmts(s.body, f, names)))
-        else:
-            out.append(s)
-    return tuple(out)
-
-
-def map_expr(e: ir.Expr, f: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
-    """`e` with `f` applied to every sub-expression, innermost first."""
-    subs = ir.sub_expressions(e)
-    if subs:
-        e = ir.with_sub_expressions(e, tuple(map_expr(s, f) for s in subs))
-    return f(e)
+    return ir.map_stmts(stmts, lambda e: ir.map_expr(e, rename), {old: new})
 
 
 _BINARY: dict[str, Callable[[int, int], int]] = {

@@ -25,13 +25,14 @@ from core_compiler.scop.model import Access, Statement
 from core_compiler.source import SourceRange
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Race:
     first: Access  # a write
     second: Access
     first_stmt: Statement
     second_stmt: Statement
     witness: dict[str, int]  # iterator and size values of one racing pair: `a.<it>`, `b.<it>`, sizes
+    pairs: isl.Map  # every racing pair of instances
 
     @property
     def same_block(self) -> bool:
@@ -117,13 +118,18 @@ def _race(
     unordered = conflict.subtract(ordered)
     if unordered.is_empty():
         return None
-    return Race(w, other, s1, s2, _witness(km, unordered.wrap().sample_point(), len(s1.iterators)))
+    # a race between blocks is the one no barrier can fix: show it where there is one
+    across = unordered.subtract(_same_thread(km, s1, s2, km.n_block))
+    shown = unordered if across.is_empty() else across
+    return Race(w, other, s1, s2, _witness(km, shown.wrap().sample_point(), len(s1.iterators)), unordered)
 
 
-def _same_thread(km: KernelModel, s1: Statement, s2: Statement) -> isl.Map:
+def _same_thread(km: KernelModel, s1: Statement, s2: Statement, dims: int | None = None) -> isl.Map:
+    """Pairs of instances of one thread (the first `dims` grid ids equal: one block with
+    ``km.n_block``)."""
     a = [f"a{k}" for k in range(len(s1.iterators))]
     b = [f"b{k}" for k in range(len(s2.iterators))]
-    same = " and ".join(f"a{k} = b{k}" for k in range(km.n_grid)) or "true"
+    same = " and ".join(f"a{k} = b{k}" for k in range(km.n_grid if dims is None else dims)) or "true"
     params = "[" + ", ".join(isl_name(p) for p in km.scop.params) + "]"
     text = f"{params} -> {{ {s1.name}[{', '.join(a)}] -> {s2.name}[{', '.join(b)}] : {same} }}"
     return isl.Map.read_from_str(km.scop.ctx, text)
@@ -156,14 +162,14 @@ def _same_prefix(km: KernelModel, width: int) -> isl.Map:
 
 def divergent_barriers(km: KernelModel, timing: Timing) -> list[Divergence]:
     """Barriers that some threads of a block reach and others, at the same point, do not."""
-    out = []
+    out: list[Divergence] = []
     for b in timing.barriers:
         thread_dims = (km.n_block, len(km.shape.thread_axes))
         reached = b.domain.project_out(isl.dim_type.set, *thread_dims)
         everyone = reached.insert_dims(isl.dim_type.set, km.n_block, thread_dims[1])
         everyone = everyone.set_tuple_id(b.domain.get_tuple_id()).intersect(_thread_box(km, b))
         skipped = everyone.subtract(b.domain)
-        if not skipped.is_empty():
+        if not skipped.is_empty() and all(barrier_range(d.barrier) != barrier_range(b) for d in out):
             out.append(Divergence(b, _witness(km, skipped.sample_point(), len(b.iterators))))
     return out
 
@@ -181,11 +187,12 @@ def redundant_barriers(km: KernelModel, timing: Timing, found: list[Race]) -> li
     """The `__syncthreads()` calls whose removal adds no race: they order no conflicting accesses.
     (A call in an unrolled loop is several barrier statements; all of them go together.)"""
     out = []
-    before = {(id(r.first), id(r.second)) for r in found}
+    before = {(id(r.first), id(r.second)): r.pairs for r in found}
     for rng in dict.fromkeys(barrier_range(b) for b in timing.barriers):
         rest = tuple(x for x in timing.barriers if barrier_range(x) != rng)
-        after = {(id(r.first), id(r.second)) for r in races(km, timing, rest)}
-        if after <= before:
+        after = races(km, timing, rest)
+        key = lambda r: (id(r.first), id(r.second))  # noqa: E731
+        if all(key(r) in before and r.pairs.is_subset(before[key(r)]) for r in after):
             out.append(rng)
     return out
 

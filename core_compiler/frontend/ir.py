@@ -11,6 +11,7 @@ body=(Assign(Subscript("A", (Var("i"),)), "+=", Binary("*", IntLit(2), Var("x"))
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from core_compiler.source import SourceRange
@@ -394,3 +395,55 @@ def walk_expr(expr: Expr):  # type: ignore[no-untyped-def]
     yield expr
     for sub in sub_expressions(expr):
         yield from walk_expr(sub)
+
+
+def all_exprs(stmts: tuple[Stmt, ...]) -> list[Expr]:
+    out: list[Expr] = []
+    for s in stmts:
+        for top in stmt_exprs(s):
+            out += list(walk_expr(top))
+        out += all_exprs(sub_statements(s))
+    return out
+
+
+def stmt_exprs(s: Stmt) -> list[Expr]:
+    if isinstance(s, OtherLoop) and s.header is not None:
+        h = s.header
+        return [h.init, h.cond, h.value]
+    names = ("target", "value", "init", "cond", "expr")
+    return [v for v in (getattr(s, f, None) for f in names) if isinstance(v, Expr)]
+
+
+def map_expr(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
+    """`e` with `f` applied to every sub-expression, innermost first."""
+    subs = sub_expressions(e)
+    if subs:
+        e = with_sub_expressions(e, tuple(map_expr(s, f) for s in subs))
+    return f(e)
+
+
+def map_stmts(
+    stmts: tuple[Stmt, ...], f: Callable[[Expr], Expr], names: dict[str, str] | None = None
+) -> tuple[Stmt, ...]:
+    """`stmts` with `f` applied to each expression, and declared names renamed by `names`."""
+    names = names or {}
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Assign):
+            target = f(s.target)
+            assert isinstance(target, Var | Subscript)
+            out.append(replace(s, target=target, value=f(s.value)))
+        elif isinstance(s, Decl):
+            out.append(replace(s, name=names.get(s.name, s.name), init=None if s.init is None else f(s.init)))
+        elif isinstance(s, If):
+            out.append(replace(s, cond=f(s.cond), then=map_stmts(s.then, f, names), other=map_stmts(s.other, f, names)))
+        elif isinstance(s, For):
+            body = map_stmts(s.body, f, names)
+            out.append(replace(s, var=names.get(s.var, s.var), init=f(s.init), cond=f(s.cond), body=body))
+        elif isinstance(s, ExprStmt):
+            out.append(replace(s, expr=f(s.expr)))
+        elif isinstance(s, OtherLoop | OpaqueStmt):
+            out.append(replace(s, body=map_stmts(s.body, f, names)))
+        else:
+            out.append(s)
+    return tuple(out)

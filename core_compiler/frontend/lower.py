@@ -482,9 +482,12 @@ class Lowerer:
         return ir.Call(cur.spelling, args, rng)
 
     def _address_of(self, cur: ci.Cursor) -> ir.Expr | None:
-        """``&a[i]`` (or ``&x``) as ``Unary("&", a[i])``, else None."""
+        """``&a[i]`` (or ``&x``) as ``Unary("&", a[i])``, a pointer ``p`` as ``&p[0]``, else None."""
         cur = _unwrap(cur)
         children = list(cur.get_children())
+        if cur.kind == K.DECL_REF_EXPR and cur.type.kind == T.POINTER:
+            rng = self.range(cur)
+            return ir.Unary("&", ir.Subscript(cur.spelling, (ir.IntLit(0, rng),), rng, rng), rng)
         if cur.kind != K.UNARY_OPERATOR or unary_operator(cur) != "&" or len(children) != 1:
             return None
         element = self.expr(children[0])

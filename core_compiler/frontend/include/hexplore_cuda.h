@@ -1,9 +1,44 @@
 /* hexplore's stand-in for the CUDA runtime headers, so that .cu files parse without a CUDA
    install (clang -x cuda --cuda-host-only -nocudainc). Only declarations: nothing here runs. */
 #pragma once
-#if __has_include(<math.h>)
-#include <math.h> /* nvcc declares the math functions in every .cu file */
-#endif
+/* nvcc declares the math functions in every .cu file (declared here, not by <math.h>: it
+   takes clang ~0.4 s to parse) */
+extern "C" {
+double sqrt(double); float sqrtf(float);
+double cbrt(double); float cbrtf(float);
+double exp(double); float expf(float);
+double exp2(double); float exp2f(float);
+double expm1(double); float expm1f(float);
+double log(double); float logf(float);
+double log2(double); float log2f(float);
+double log10(double); float log10f(float);
+double log1p(double); float log1pf(float);
+double sin(double); float sinf(float);
+double cos(double); float cosf(float);
+double tan(double); float tanf(float);
+double asin(double); float asinf(float);
+double acos(double); float acosf(float);
+double atan(double); float atanf(float);
+double sinh(double); float sinhf(float);
+double cosh(double); float coshf(float);
+double tanh(double); float tanhf(float);
+double erf(double); float erff(float);
+double erfc(double); float erfcf(float);
+double fabs(double); float fabsf(float);
+double floor(double); float floorf(float);
+double ceil(double); float ceilf(float);
+double round(double); float roundf(float);
+double trunc(double); float truncf(float);
+double rint(double); float rintf(float);
+double pow(double, double); float powf(float, float);
+double fmax(double, double); float fmaxf(float, float);
+double fmin(double, double); float fminf(float, float);
+double fmod(double, double); float fmodf(float, float);
+double atan2(double, double); float atan2f(float, float);
+double hypot(double, double); float hypotf(float, float);
+double copysign(double, double); float copysignf(float, float);
+double fma(double, double, double); float fmaf(float, float, float);
+}
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __host__ __attribute__((host))

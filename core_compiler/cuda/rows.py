@@ -1,0 +1,135 @@
+"""Linearized subscripts with constant row lengths read as rows, in kernels.
+
+CUDA code indexes flat pointers: ``A[row * 80 + col]``, ``u[(c0 + 1) * 30 + t1 - 1]``. As one
+affine subscript that is exact, but it lets ``col`` run past the end of its row into the next, so a
+kernel whose sizes could exceed the row (``col < m`` with any `m`) shows races between rows that the
+program never makes. As C loop nests over `A[i * n + j]` are (`Delinearized`), such a pointer is
+read as rows of that length when every access of it splits the same way, assuming each inner
+subscript stays in its row (`DelinearizedRows`)::
+
+    A[row * 80 + col]   ->   A[row][col]        (A: double (*)[80])
+    B[c0 * 400 + c1 * 20 + c2]   ->   B[c0][c1][c2]     (B: double (*)[20][20])
+
+A constant folds into the row when it is a multiple of the length, else stays in the column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core_compiler.frontend import ir
+from core_compiler.source import SourceRange
+
+Terms = list[tuple[int, ir.Expr | None]]  # sign (or the constant's value), term (None: a constant)
+
+
+def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Param, ...], list[ir.Note]]:
+    """`body` with the flat pointers in `params` that split consistently indexed by rows."""
+    subs = [e for e in ir.all_exprs(body) if isinstance(e, ir.Subscript) and len(e.indices) == 1]
+    flat = {p.name: p for p in params if isinstance(p.type, ir.Pointer) and isinstance(p.type.pointee, ir.Scalar)}
+    widths: dict[str, tuple[int, ...] | None] = {}
+    first: dict[str, ir.Subscript] = {}
+    for s in subs:
+        if s.base not in flat:
+            continue
+        split = _split(_terms(s.indices[0]))
+        w = tuple(split[1]) if split else None
+        widths[s.base] = w if widths.get(s.base, w) == w else None
+        first.setdefault(s.base, s)
+    chosen = {name: w for name, w in widths.items() if w}
+    if not chosen:
+        return body, params, []
+
+    def reindex(e: ir.Expr) -> ir.Expr:
+        if not isinstance(e, ir.Subscript) or e.base not in chosen or len(e.indices) != 1:
+            return e
+        split = _split(_terms(e.indices[0]))
+        assert split is not None
+        return replace(e, indices=tuple(_expr(t, e.range) for t in split[0]))
+
+    new_params = tuple(
+        replace(p, type=ir.Pointer(ir.Array(p.type.pointee, tuple(ir.IntLit(w, p.range) for w in chosen[p.name]))))  # type: ignore[union-attr]
+        if p.name in chosen else p
+        for p in params
+    )  # fmt: skip
+    notes = [
+        ir.Note("DelinearizedRows",
+                f"`{name}` is indexed as rows of {' x '.join(map(str, w))} elements; "
+                "hexplore assumes every inner subscript stays within its row", first[name].range)
+        for name, w in chosen.items()
+    ]
+    return ir.map_stmts(body, lambda e: ir.map_expr(e, reindex)), new_params, notes
+
+
+def _terms(e: ir.Expr, sign: int = 1) -> Terms:
+    """The top-level terms of the sum `e` as (sign or constant, term): ``(c0 + 1) * 30 + t1 - 1``
+    is ``[(1, (c0 + 1) * 30), (1, t1), (-1, None)]`` (products are not expanded)."""
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    if isinstance(e, ir.IntLit):
+        return [(sign * e.value, None)]
+    if isinstance(e, ir.Binary) and e.op in ("+", "-"):
+        return _terms(e.lhs, sign) + _terms(e.rhs, sign if e.op == "+" else -sign)
+    return [(sign, e)]
+
+
+def _scaled(e: ir.Expr) -> tuple[int, ir.Expr] | None:
+    """``X * W`` or ``W * X`` with a constant ``W > 1``: (W, X)."""
+    if isinstance(e, ir.Binary) and e.op == "*":
+        for k, other in ((e.rhs, e.lhs), (e.lhs, e.rhs)):
+            while isinstance(k, ir.Cast):
+                k = k.operand
+            if isinstance(k, ir.IntLit) and k.value > 1 and not isinstance(other, ir.IntLit):
+                return k.value, other
+    return None
+
+
+def _split(terms: Terms) -> tuple[list[Terms], list[int]] | None:
+    """The terms as rows, outermost first, and the row lengths; None for a plain subscript or one
+    that does not split. The row length is the largest constant factor of a term (`row * 80`)."""
+    scaled = [_scaled(t) for _, t in terms if t is not None]
+    if any(sc is None and _product(t) for sc, (_, t) in zip(scaled, [x for x in terms if x[1] is not None], strict=True)):
+        return None  # `row * n + t * 16 + tx`: rows of `n` (`Delinearized`), not of 16
+    if any(sc is not None and isinstance(sc[1], ir.Var) and sc[1].name.startswith("blockIdx.") for sc in scaled):
+        return None  # `blockIdx.x * blockDim.x + threadIdx.x`: a thread's index, not a row
+    width = max((sc[0] for sc in scaled if sc is not None), default=0)
+    if not width:
+        return None
+    outer: Terms = []
+    inner: Terms = []
+    for c, t in terms:
+        sc = _scaled(t) if t is not None else None
+        if sc is not None and sc[0] == width:
+            outer.append((c, sc[1]))
+        elif t is None and c % width == 0:
+            outer.append((c // width, None))
+        elif sc is not None and sc[0] > width:
+            return None
+        else:
+            inner.append((c, t))
+    deeper = _split(inner)
+    if deeper is not None:
+        below = 1
+        for w in deeper[1]:
+            below *= w
+        if width % below == 0 and width > below:
+            return [outer, *deeper[0]], [width // below, *deeper[1]]
+    return [outer, inner], [width]
+
+
+def _product(e: ir.Expr | None) -> bool:
+    """Whether `e` multiplies two non-constants somewhere (``row * n``)."""
+    if isinstance(e, ir.Binary) and e.op == "*" and _scaled(e) is None:
+        return True
+    return e is not None and any(_product(x) for x in ir.sub_expressions(e))
+
+
+def _expr(terms: Terms, rng: SourceRange) -> ir.Expr:
+    out: ir.Expr | None = None
+    for c, t in terms:
+        term: ir.Expr = ir.IntLit(abs(c), rng) if t is None else t
+        if out is None:
+            out = term if c >= 0 else ir.Unary("-", term, rng)
+        else:
+            out = ir.Binary("+" if c >= 0 else "-", out, term, rng)
+    return out if out is not None else ir.IntLit(0, rng)

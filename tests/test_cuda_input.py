@@ -197,3 +197,30 @@ def test_cuda_remark_messages_golden(file: str, golden) -> None:  # type: ignore
         if r.pass_name == "cuda-kernel"
     ]
     golden(f"cuda_input/{file.removesuffix('.cu')}.txt", "\n".join(lines) + "\n")
+
+
+# ------------------------------------------------------------------------------ hexplore's own CUDA
+
+OWN = ("gemm", "jacobi_2d", "2mm", "heat_3d", "soft_threshold", "lu")
+
+
+@pytest.mark.slow  # the GPU pipeline for each kernel (about 2 s each)
+@pytest.mark.parametrize("kernel", OWN)
+def test_hexplores_own_cuda_has_no_race_or_divergent_barrier(kernel: str, tmp_path: Path) -> None:
+    """The CUDA that `compile --target cuda` writes for a suite kernel, its kernels and host code in
+    one file (so that the launches give the block sizes), is race-free by the kernel model: two
+    checks of each other, the GPU mapping and the race analysis."""
+    from core_compiler.compile import compile_file
+
+    source = ROOT / "tests" / "kernels" / f"{kernel}.c"
+    result = compile_file(analyze_file(str(source)), "cuda", always_offload=True)
+    kernels = next(t for n, t in result.files.items() if n.endswith("_kernel.cu"))
+    host = next(t for n, t in result.files.items() if n.endswith("_host.cu"))
+    local = re.compile(r'^#include ".*"$', re.MULTILINE)
+    combined = tmp_path / f"{kernel}.cu"
+    combined.write_text(local.sub("", kernels) + "\n" + local.sub("", host))
+    fa = analyze_file(str(combined))
+    modeled = [r for f in fa.functions for r in f.remarks if r.name == "CudaKernelModeled"]
+    bad = [f"{r.range.line}: {r.message}" for f in fa.functions for r in f.remarks
+           if r.name in ("DataRace", "BarrierDivergence", "CudaKernelNotModeled")]  # fmt: skip
+    assert modeled and bad == []

@@ -107,8 +107,11 @@ def _split(terms: Terms) -> tuple[list[Terms], list[int]] | None:
             return None
         else:
             inner.append((c, t))
+    above = _split([(c * k, x) for c, t in outer for k, x in (_terms(t) if t is not None else [(1, None)])])
+    if above is not None:  # `(c0 * 20 + c1) * 20 + c2`: the row is itself rows
+        return [*above[0], inner], [*above[1], width]
     deeper = _split(inner)
-    if deeper is not None:
+    if deeper is not None:  # `c0 * 400 + c1 * 20 + c2`
         below = 1
         for w in deeper[1]:
             below *= w

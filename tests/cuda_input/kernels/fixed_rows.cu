@@ -14,3 +14,11 @@ void host_fixed_rows(float *A, const float *s, int n, int m) {
   dim3 grid((m + 31) / 32, (n + 7) / 8);
   scale_rows<<<grid, block>>>(A, s, n, m);
 }
+
+// Launched from another file: checked for the block size of its `__launch_bounds__`
+// (AssumedBlockSize says so).
+__global__ void __launch_bounds__(128) add_one(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] += 1.0f;
+}

@@ -139,6 +139,26 @@ async def test_interchange_where_legal(client: LanguageClient) -> None:
     assert _apply(text, swap.edit).split("\n")[4:6] == ["  for (int j = 0; j < n; j++)", "    for (int i = 0; i < n; i++)"]
 
 
+async def test_an_applied_interchange_is_analysed_as_the_swapped_nest(client: LanguageClient) -> None:
+    uri = "file:///tmp/hexplore-actions/swapped.c"
+    open_fixture(client, "actions.c", uri=uri)
+    await published(client, uri, 1)
+    context = types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.RefactorRewrite])
+    got = await client.text_document_code_action_async(types.CodeActionParams(types.TextDocumentIdentifier(uri), _at(4, 4), context))
+    (swap,) = [a for a in got or [] if isinstance(a, types.CodeAction)]
+    assert swap.edit is not None and swap.edit.document_changes
+    (edit,) = swap.edit.document_changes
+    assert isinstance(edit, types.TextDocumentEdit)
+    changes = [types.TextDocumentContentChangePartial(range=e.range, text=e.new_text)
+               for e in sorted(edit.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)]  # fmt: skip
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(uri=uri, version=2), changes)
+    )
+    after = summary(await published(client, uri, 2))
+    assert ("ParallelLoop", 4, 2, 4, 29, HINT, "loop `j` is parallel: no iteration depends on another") in after
+    assert ("ParallelLoop", 5, 4, 5, 31, HINT, "loop `i` is parallel: no iteration depends on another") in after
+
+
 async def test_interchange_refused_where_a_dependence_would_be_reversed(client: LanguageClient) -> None:
     (swap,) = await _actions(client, 12, 4, only=[types.CodeActionKind.RefactorRewrite])  # skew's `for (int i ...)`
     assert swap.title == "interchange loops `i` and `j`" and swap.edit is None

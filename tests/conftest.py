@@ -11,6 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "tests" / "kernels"
 GOLDEN = ROOT / "tests" / "golden"
+# A run's variant is its race's, not what an earlier session's run left in the user's tuning cache
+# (`core_compiler/runtime/tuning.py`; tests/runtime/test_tuning.py turns it on in a directory of its own).
+os.environ["HEXPLORE_TUNING"] = "off"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -8,10 +8,13 @@ it; those are evaluated here and handed to the generated code as initial values 
 
 from __future__ import annotations
 
+import math
+import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import islpy as isl
 import numpy as np
@@ -19,11 +22,12 @@ import numpy as np
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
 from core_compiler.codegen.ast_print import evaluate
 from core_compiler.codegen.statements import array_layouts
-from core_compiler.errors import LayoutError
+from core_compiler.errors import HexploreError, LayoutError
 from core_compiler.frontend import ParseOptions
 from core_compiler.llvm.cpu_lowering import lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, max_threads, scalar_dtype, set_threads
 from core_compiler.remarks import Remark, RemarkKind
+from core_compiler.runtime.budget import TimeLimit
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.differential import (
     ScopValues,
@@ -33,8 +37,10 @@ from core_compiler.runtime.differential import (
 )
 from core_compiler.runtime.footprint import fit_layout
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
+from core_compiler.runtime.proxy import proxy_sizes
 from core_compiler.runtime.reference import BuildOptions, run_reference
 from core_compiler.runtime.signature import Layout, compute_layout, macro_defines
+from core_compiler.runtime.tuning import Tuned
 from core_compiler.scop.affine import isl_name
 from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
@@ -64,10 +70,10 @@ class CpuCase:
 class LlvmCpuResult:
     function: str
     params: Mapping[str, int]
-    variants: Mapping[str, Comparison]  # each JIT'd variant (`VARIANTS`) vs the C compiler's build
+    variants: Mapping[str, Comparison]  # each variant run (`VARIANTS`) vs the C compiler's build
     choice: VariantChoice  # the variant that runs, and why
     reference_s: float
-    optimized_s: float  # the chosen variant, timed once more
+    optimized_s: float  # the chosen variant, timed once more (unless one call is `SLOW_CALL_S`)
     parallel_loops: int  # loops of the tiled code run through GOMP_parallel (none on one thread)
 
     @property
@@ -81,7 +87,8 @@ class LlvmCpuResult:
 
     @property
     def original_s(self) -> float:
-        return self.choice.seconds["source order"]
+        """The source order's time; inf where the race did not get to it."""
+        return self.choice.seconds.get("source order", math.inf)
 
     def report(self) -> str:
         return "\n".join(f"{v}:\n{c.report()}" for v, c in self.variants.items())
@@ -135,6 +142,7 @@ VARIANTS = (
     "distributed", "distributed+jam", "source order",
 )  # fmt: skip
 TILED = ("tiled", "tiled+jam", "tiled+jam2", "tilable", "tilable+jam")
+DEFAULT_VARIANT = "tiled"  # hexplore's schedule as `compile --target c` prints it
 # "tilable": the schedule isl finds when it makes bands permutable before it looks for outer
 # parallel loops (Pluto's order): stencils skewed across time, trisolv's ``j`` and ``i`` in one band.
 TILABLE = ScheduleOptions(outer_coincidence=False)
@@ -142,6 +150,17 @@ TILABLE = ScheduleOptions(outer_coincidence=False)
 # products as two clean nests, floyd_warshall's copies of row and column ``k`` apart from the
 # update, whose ``i`` loop then runs in parallel.
 DISTRIBUTED = ScheduleOptions(fusion="min")
+# The order the race builds them in, where its time budget may end it: the default first (what
+# "1.4x over the default" is measured against), then the variants that won most often at
+# PolyBench's LARGE sizes on two cores (2026-12: register tiles on the untiled loops for gemm,
+# trmm, 2mm's products and heat-3d; the distributed nests for fdtd-2d; the untiled loops for
+# jacobi-2d), the tilable ones late (isl takes seconds to build a skewed stencil's), the source
+# order last (at large sizes the slowest to run, by far).
+RACE_ORDER = (
+    "tiled", "untiled+jam2", "distributed", "untiled", "tiled+jam2", "distributed+jam", "untiled+jam",
+    "tiled+jam", "tilable", "tilable+jam", "source order",
+)  # fmt: skip
+SLOW_CALL_S = 0.2  # a variant whose first call takes this long is timed by it: no rounds
 
 
 def case_variants(case: CpuCase) -> tuple[str, ...]:
@@ -157,14 +176,49 @@ def case_variants(case: CpuCase) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class Search:
+    """How the race went: what it tried, of how many, in how long, and whether it stopped early."""
+
+    tried: tuple[str, ...]  # in the order tried, `unbuilt` included
+    candidates: int  # the variants that differ for this SCoP (`case_variants`)
+    seconds: float  # the race's wall time, builds and checks included
+    budget_s: float  # math.inf: none
+    stopped: bool = False  # the budget ended it before every candidate was tried
+    unbuilt: tuple[str, ...] = ()  # isl could not build them within its operation limit
+    one_thread_skipped: bool = False  # the budget ended it before the one-thread run
+    proxied: tuple[str, ...] = ()  # timed only at proxy sizes (`_by_proxy`): they were slower there
+    proxy: tuple[tuple[str, int], ...] = ()  # the proxy sizes that differ from the run's
+
+    def message(self) -> str:
+        """``tried 3 of 9 schedule variants in 8.1 s; stopped at the time budget (40.0 s)``"""
+        count = f"all {self.candidates}" if len(self.tried) == self.candidates else f"{len(self.tried)} of {self.candidates}"
+        text = f"tried {count} schedule variants in {_duration(self.seconds)}"
+        if self.unbuilt:
+            text += f" ({', '.join(self.unbuilt)}: more than isl's operation limit to build)"
+        if self.proxied:
+            sizes = ", ".join(f"{k}={v}" for k, v in self.proxy)
+            text += f", {len(self.proxied)} of them only at smaller sizes ({sizes})"
+        if self.stopped:
+            text += f"; stopped at the time budget ({_duration(self.budget_s)})"
+        elif self.one_thread_skipped:
+            text += f"; the time budget ({_duration(self.budget_s)}) ended before the one-thread run"
+        return text
+
+
+@dataclass(frozen=True)
 class VariantChoice:
-    """Which of the CPU code variants runs, from timing each on the case's own inputs."""
+    """Which of the CPU code variants runs, from timing each on the case's own inputs (or from the
+    tuning cache, which a race filled)."""
 
     chosen: str  # one of VARIANTS
     seconds: Mapping[str, float]  # each variant's best time (`_race`)
     remark: Remark | None  # why the code that runs is not tiled, if it is not
     one_thread: Remark | None = None  # why it runs on one thread though more are available
     parallel_loops: Mapping[str, int] = field(default_factory=dict)  # each variant's, run through GOMP_parallel
+    search: Search | None = None  # the race; None where the choice came from the tuning cache
+    stopped: Remark | None = None  # the race did not try every variant (`RaceStopped`)
+    tuned: Remark | None = None  # the choice came from the tuning cache (`TunedVariant`)
+    runs_s: float = 0.0  # the best time of what runs, as the race or the cached run timed it
 
     @property
     def runs(self) -> str:
@@ -173,7 +227,7 @@ class VariantChoice:
 
     @property
     def remarks(self) -> tuple[Remark, ...]:
-        return tuple(r for r in (self.remark, self.one_thread) if r is not None)
+        return tuple(r for r in (self.tuned, self.stopped, self.remark, self.one_thread) if r is not None)
 
 
 _COMPILED: OrderedDict[tuple[object, ...], JitFunction] = OrderedDict()
@@ -210,9 +264,39 @@ def _compile_variant(case: CpuCase, variant: str, parallel: bool) -> JitFunction
     return compile_optimized(case, parallel, schedule, options)
 
 
+
+Arrays = dict[str, np.ndarray]
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """The race's time budget, from when it started."""
+
+    budget_s: float
+    start: float = field(default_factory=time.perf_counter)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def affords(self, seconds: float) -> bool:
+        return self.elapsed() + seconds <= self.budget_s
+
+
+@dataclass(frozen=True, eq=False)
+class _Entry(Generic[R]):
+    """A variant the race built and ran once: its code, what building it took, its first call's
+    time and what `check` made of that call's arrays."""
+
+    jit: JitFunction
+    build_s: float
+    first_s: float
+    result: R
+
+
 def choose_variant(
-    case: CpuCase, parallel: bool = True
-) -> tuple[JitFunction, VariantChoice, dict[str, dict[str, np.ndarray]]]:
+    case: CpuCase, parallel: bool = True, budget_s: float = math.inf
+) -> tuple[JitFunction, VariantChoice, dict[str, Arrays]]:
     """Time the `VARIANTS` — the tiled schedule and the same schedule untiled, the tiled tilable
     schedule where it differs, each also with its second-innermost loops unrolled-and-jammed by
     4, the first two also with 4x4 register tiles, the distributed schedule where it differs,
@@ -220,68 +304,319 @@ def choose_variant(
     fastest (`_runoff`: close contenders are raced again): tiling a memory-bound matrix-vector product
     or a stencil can lose to the loops as written, and then hexplore runs those, saying so. A
     variant isl cannot build within its operation limit is left out.
+
+    The race is time-boxed (`budget_s`, its wall time, builds included): it builds the variants
+    one at a time in `RACE_ORDER` and runs each once (the call that pages its code in and whose
+    arrays are checked); it starts the next only while the budget affords the slowest build and
+    call seen so far, so the run answers with the fastest found so far (`Search` says how many
+    were tried). A first call of `SLOW_CALL_S` or more is the variant's time; faster ones are
+    timed again in rounds, in turns, budget permitting.
+
     On several threads, the fastest variant with parallel loops is also timed on one thread,
     which wins when parallel loops nested in sequential ones start the threads more often than
     they gain (doitgen's ``p`` loop inside ``r`` and ``q``).
     On one thread, the variants are built without parallel loops: a loop that runs in parallel
     inside a sequential one (seidel's second loop inside its first) can keep that one from being jammed.
     Also returns each variant's arrays, for checking them all."""
+    return race_variants(case, parallel, budget_s, _arrays, lambda _: True)
+
+
+def _arrays(arrays: Arrays) -> Arrays:
+    return arrays
+
+
+def race_variants(
+    case: CpuCase, parallel: bool, budget_s: float, check: Callable[[Arrays], R], counts: Callable[[R], bool],
+    proxy: Callable[[float], CpuCase | None] | None = None, hint_s: float = 0.0,
+) -> tuple[JitFunction, VariantChoice, dict[str, R]]:  # fmt: skip
+    """`choose_variant`, with each variant's arrays made `check(arrays)` as soon as it has run
+    (they are not kept: at large sizes each variant's would take as much memory as the inputs);
+    a variant whose result `counts` not (it differs from the original) cannot win unless none counts.
+    Where the budget cannot afford a call of every variant at full size — judged from `hint_s`
+    (the original's time) before the first, from the slowest so far after — `proxy(ratio)` (a
+    case at sizes doing about `ratio` of the work, `proxy.proxy_sizes`) ranks them first
+    (`_by_proxy`)."""
     threads = max_threads()
     parallel = parallel and threads > 1
-    jits = _compile_all(case, parallel)
-    results, seconds = _race(jits, case)
-    seconds = _runoff(jits, case, seconds)
-    chosen = min(jits, key=lambda v: seconds[v])
-    loops = {v: jit.module.parallel_loops for v, jit in jits.items()}
-    choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds), parallel_loops=loops)
-    best = min((v for v in jits if jits[v].module.parallel_loops), key=lambda v: seconds[v], default=None)
-    if not parallel or best is None:
-        return jits[chosen], choice, results
-    alone = f"{best}, one thread"  # the key `VariantChoice.runs` names
-    pair = {chosen: jits[chosen], alone: compile_variant(case, best, parallel=False)}
-    arrays, times = _race(pair, case)
-    results[alone] = arrays[alone]
-    if times[alone] >= times[chosen]:
-        return jits[chosen], choice, results
-    remark = _one_thread_remark(case, threads, seconds[best], times[alone])
-    return pair[alone], replace(choice, chosen=best, remark=_choice_remark(case, best, seconds), one_thread=remark), results
+    clock = _Clock(budget_s)
+    candidates = [v for v in RACE_ORDER if v in case_variants(case)]
+    f = _field(case, candidates, parallel, clock, check, proxy, hint_s)
+    entries = f.entries
+    eligible = {v: e for v, e in entries.items() if counts(e.result)} or entries
+    seconds = {v: e.first_s for v, e in entries.items()} | _timings(eligible, case, clock)
+    chosen = min(eligible, key=lambda v: seconds[v])
+    results = {v: e.result for v, e in entries.items()}
+    tried = tuple(v for v in candidates if v in entries or v in f.unbuilt or v in f.proxied)
+    search = Search(tried, len(candidates), 0.0, budget_s, len(tried) < len(candidates), f.unbuilt,
+                    proxied=f.proxied, proxy=f.proxy)  # fmt: skip
+    choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds),
+                           parallel_loops={v: e.jit.module.parallel_loops for v, e in entries.items()},
+                           search=search, runs_s=seconds[chosen])  # fmt: skip
+    jit = entries[chosen].jit
+    best = min((v for v in eligible if eligible[v].jit.module.parallel_loops), key=lambda v: seconds[v], default=None)
+    if parallel and best is not None:
+        jit, choice, alone = _one_thread(case, entries, best, choice, clock, check, counts, threads)
+        results |= alone
+    return jit, _searched(case, choice, clock), results
 
 
-def _compile_all(case: CpuCase, parallel: bool) -> dict[str, JitFunction]:
-    """The variants that isl can build within its operation limit (a skewed stencil's register
-    tiles may not be)."""
-    jits = {}
-    for v in case_variants(case):
+@dataclass(frozen=True, eq=False)
+class _Field(Generic[R]):
+    """The variants the race ran at full size, those isl could not build, and those it ran only at
+    proxy sizes (`proxy`: the sizes that differ)."""
+
+    entries: dict[str, _Entry[R]]
+    unbuilt: tuple[str, ...]
+    proxied: tuple[str, ...] = ()
+    proxy: tuple[tuple[str, int], ...] = ()
+
+
+PROXY_FLOOR_S = 0.05  # what a proxy call should take at least: shorter ones time noise
+PROXY_MAX_RATIO = 0.5  # proxy sizes doing more of the work than this save too little
+PROXY_MARGIN = 1.5  # variants this close to the fastest at proxy sizes are timed at full size
+
+
+def _field(
+    case: CpuCase, candidates: list[str], parallel: bool, clock: _Clock, check: Callable[[Arrays], R],
+    proxy: Callable[[float], CpuCase | None] | None, hint_s: float,
+) -> _Field[R]:  # fmt: skip
+    """The candidates built and run once each, in order, while the clock affords the slowest
+    build and call so far (the first always), and those isl could not build (a skewed stencil's
+    register tiles may not be); where the clock cannot afford a call of each of the rest at full
+    size, the rest ranked at `proxy` sizes first (`_by_proxy`)."""
+    entries: dict[str, _Entry[R]] = {}
+    unbuilt: list[str] = []
+    if proxy is not None and hint_s > 0 and not clock.affords(len(candidates) * hint_s):
+        small = _proxy_case(hint_s, 0.0, len(candidates), clock, proxy)
+        if small is not None:
+            return _by_proxy(case, small, _Field(entries, ()), candidates, parallel, clock, check)
+    for k, v in enumerate(candidates):
+        rest = candidates[k:]
+        if entries and proxy is not None and not clock.affords(len(rest) * _next_cost(entries.values())):
+            first, build = next(iter(entries.values())).first_s, max(e.build_s for e in entries.values())
+            small = _proxy_case(first, build, len(rest) + 1, clock, proxy)
+            if small is not None:
+                return _by_proxy(case, small, _Field(entries, tuple(unbuilt)), rest, parallel, clock, check)
+            proxy = None
+        if entries and not clock.affords(_next_cost(entries.values())):
+            break
+        entry = _build_and_run(case, v, parallel, check)
+        if entry is None:
+            unbuilt.append(v)
+        else:
+            entries[v] = entry
+    return _Field(entries, tuple(unbuilt))
+
+
+def _build_and_run(case: CpuCase, variant: str, parallel: bool, check: Callable[[Arrays], R]) -> _Entry[R] | None:
+    """The variant built and called once (None: isl could not build it within its limit)."""
+    start = time.perf_counter()
+    try:
+        jit = compile_variant(case, variant, parallel)
+    except isl.Error:
+        case.analysis.scop.ctx.reset_operations()
+        return None
+    built = time.perf_counter() - start
+    arrays, first = run_jit(jit, case)
+    return _Entry(jit, built, first, check(arrays))
+
+
+def _proxy_case(call_s: float, build_s: float, count: int, clock: _Clock,
+                proxy: Callable[[float], CpuCase | None]) -> CpuCase | None:  # fmt: skip
+    """A case at sizes where `count` variants, each built in `build_s` and called in `call_s` at
+    full size, build and run once in a quarter of what is left of the budget; None where none
+    saves enough, or the sizes cannot be prepared."""
+    left = clock.budget_s - clock.elapsed()
+    ratio = max(left / (4 * count) - build_s, PROXY_FLOOR_S) / call_s
+    if ratio > PROXY_MAX_RATIO:
+        return None
+    try:
+        return proxy(ratio)
+    except (HexploreError, isl.Error):  # sizes the layout or isl refuse: no proxy
+        return None
+
+
+def _by_proxy(case: CpuCase, small: CpuCase, field: _Field[R], rest: list[str], parallel: bool, clock: _Clock,
+              check: Callable[[Arrays], R]) -> _Field[R]:  # fmt: skip
+    """`rest` and the variants `field` ran at full size run once each at the `small` case's
+    sizes, while the clock affords it; then those within `PROXY_MARGIN` of the fastest there,
+    fastest first, at full size (checked: only these can win; the first always where none ran
+    there yet), while the clock affords their proxy time scaled as the first at both sizes'."""
+    times: dict[str, float] = {}
+    builds = [e.build_s for e in field.entries.values()] or [0.0]
+    unbuilt = list(field.unbuilt)
+    for v in (*field.entries, *rest):
+        if times and not clock.affords(max(builds) + max(times.values())):
+            break
+        start = time.perf_counter()
         try:
-            jits[v] = compile_variant(case, v, parallel)
+            jit = compile_variant(small, v, parallel)
         except isl.Error:
-            case.analysis.scop.ctx.reset_operations()
-    return jits
+            small.analysis.scop.ctx.reset_operations()
+            unbuilt.append(v)
+            continue
+        builds.append(time.perf_counter() - start)
+        times[v] = run_jit(jit, small)[1]
+    full = dict(field.entries)
+    best = min(times.values(), default=0.0)
+    for v in sorted(times, key=lambda v: times[v]):
+        if v in full or times[v] > PROXY_MARGIN * best:
+            continue
+        if full and not clock.affords(times[v] * _scale(full, times)):
+            break
+        entry = _build_and_run(case, v, parallel, check)
+        if entry is not None:
+            full[v] = entry
+    sizes = tuple((k, n) for k, n in small.ints.items() if case.ints.get(k) != n)
+    return _Field(full, tuple(unbuilt), tuple(v for v in times if v not in full), sizes)
 
 
-def _race(jits: Mapping[str, JitFunction], case: CpuCase, rounds: int = 3, warm: bool = True) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, float]]:  # fmt: skip
-    """Each function's arrays from a first, untimed call (it pages the code in and starts
-    libgomp's threads; not made unless `warm`) and its best time over `rounds` rounds in which
-    every function runs once, in turn: a busy moment of a shared machine then slows all of them,
-    not the one it fell on."""
-    arrays = {v: run_jit(jit, case)[0] for v, jit in jits.items()} if warm else {}
-    best = dict.fromkeys(jits, float("inf"))
+def _scale(full: Mapping[str, _Entry[R]], proxy_s: Mapping[str, float]) -> float:
+    """How much longer a call takes at full size than at the proxy's, as the first variant timed
+    at both says."""
+    v = next((v for v in full if proxy_s.get(v)), None)
+    return full[v].first_s / proxy_s[v] if v is not None else 1.0
+
+
+def _next_cost(entries: Iterable[_Entry[R]]) -> float:
+    """What the next variant may cost, as far as the race can tell: the slowest build and the
+    slowest call so far (a variant slower than that shows only by running it)."""
+    seen = list(entries)
+    return max(e.build_s for e in seen) + max(e.first_s for e in seen)
+
+
+def _timings(entries: Mapping[str, _Entry[R]], case: CpuCase, clock: _Clock) -> dict[str, float]:
+    """Each variant's best time: its first call's where that took `SLOW_CALL_S` or more, else the
+    best of rounds in turns (`_race`); then the close contenders raced again (`_runoff`)."""
+    seconds = {v: e.first_s for v, e in entries.items()}
+    fast = {v: e.jit for v, e in entries.items() if e.first_s < SLOW_CALL_S}
+    seconds = _best(seconds, _race(fast, case, clock, seconds))
+    return _runoff({v: e.jit for v, e in entries.items()}, case, seconds, clock)
+
+
+def _best(*times: Mapping[str, float]) -> dict[str, float]:
+    """Per variant, the least of its times in any of `times` (the first names them all)."""
+    return {v: min(t.get(v, math.inf) for t in times) for v in times[0]}
+
+
+def _race(jits: Mapping[str, JitFunction], case: CpuCase, clock: _Clock, expected: Mapping[str, float],
+          rounds: int = 3) -> dict[str, float]:  # fmt: skip
+    """Each function's best time over `rounds` rounds in which every function runs once, in turn
+    (a busy moment of a shared machine then slows all of them, not the one it fell on); a call is
+    made only while the clock affords the function's `expected` time (inf: no call made)."""
+    best = dict.fromkeys(jits, math.inf)
     for _ in range(rounds):
         for v, jit in jits.items():
-            best[v] = min(best[v], run_jit(jit, case)[1])
-    return arrays, best
+            if clock.affords(min(best[v], expected[v])):
+                best[v] = min(best[v], run_jit(jit, case)[1])
+    return best
 
 
-def _runoff(jits: Mapping[str, JitFunction], case: CpuCase, seconds: Mapping[str, float], margin: float = 1.25) -> dict[str, float]:  # fmt: skip
+def _runoff(jits: Mapping[str, JitFunction], case: CpuCase, seconds: Mapping[str, float], clock: _Clock,
+            margin: float = 1.25) -> dict[str, float]:  # fmt: skip
     """The race's times, with the variants within `margin` of the best raced again, in turns,
-    for as many rounds: a slow moment of the machine (or an array's pages) that fell on a close
-    contender in every round does not decide."""
+    for as many rounds (one where their calls are slow): a slow moment of the machine (or an
+    array's pages) that fell on a close contender in every round does not decide."""
     best = min(seconds.values())
     close = {v: jit for v, jit in jits.items() if seconds[v] <= margin * best}
     if len(close) < 2:
         return dict(seconds)
-    _, again = _race(close, case, warm=False)
-    return {v: min(t, again.get(v, t)) for v, t in seconds.items()}
+    slow = max(seconds[v] for v in close) >= SLOW_CALL_S
+    return _best(seconds, _race(close, case, clock, seconds, 1 if slow else 3))
+
+
+def _one_thread(
+    case: CpuCase, entries: Mapping[str, _Entry[R]], best: str, choice: VariantChoice, clock: _Clock,
+    check: Callable[[Arrays], R], counts: Callable[[R], bool], threads: int,
+) -> tuple[JitFunction, VariantChoice, dict[str, R]]:
+    """`best` (the fastest variant with parallel loops) built without them and raced against the
+    chosen variant, where the clock affords it; what runs, why, and the one-thread run's result."""
+    chosen, jit = choice.chosen, entries[choice.chosen].jit
+    if not clock.affords(entries[best].build_s + 2 * choice.seconds[best] + choice.seconds[chosen]):
+        assert choice.search is not None
+        return jit, replace(choice, search=replace(choice.search, one_thread_skipped=True)), {}
+    alone = f"{best}, one thread"  # the key `VariantChoice.runs` names
+    try:
+        alone_jit = compile_variant(case, best, parallel=False)
+    except isl.Error:
+        case.analysis.scop.ctx.reset_operations()
+        return jit, choice, {}
+    arrays, first = run_jit(alone_jit, case)
+    result = check(arrays)
+    if not counts(result):
+        return jit, choice, {alone: result}
+    expected = {chosen: choice.seconds[chosen], alone: first}
+    slow = max(expected.values()) >= SLOW_CALL_S
+    times = _best(expected, _race({chosen: jit, alone: alone_jit}, case, clock, expected, 1 if slow else 3))
+    if times[alone] >= times[chosen]:
+        return jit, choice, {alone: result}
+    remark = _one_thread_remark(case, threads, choice.seconds[best], times[alone])
+    faster = replace(choice, chosen=best, remark=_choice_remark(case, best, choice.seconds), one_thread=remark,
+                     runs_s=times[alone])  # fmt: skip
+    return alone_jit, faster, {alone: result}
+
+
+def _searched(case: CpuCase, choice: VariantChoice, clock: _Clock) -> VariantChoice:
+    """`choice` with the race's wall time, and a `RaceStopped` remark where it stopped early."""
+    assert choice.search is not None
+    search = replace(choice.search, seconds=clock.elapsed())
+    if not (search.stopped or search.one_thread_skipped):
+        return replace(choice, search=search)
+    scop = case.analysis.scop
+    args = {"tried": len(search.tried), "candidates": search.candidates, "budget seconds": search.budget_s}
+    stopped = Remark(RemarkKind.MISSED, "cpu-run", "RaceStopped", search.message(), scop.range, scop.function, args)
+    return replace(choice, search=search, stopped=stopped)
+
+
+def run_tuned(
+    case: CpuCase, tuned: Tuned, parallel: bool, check: Callable[[Arrays], R]
+) -> tuple[JitFunction, VariantChoice, dict[str, R]] | None:
+    """The variant a tuning record names (`tuning.Tuned`), built, run once, checked and timed: no
+    race. None where it cannot run (not a variant of this SCoP, or isl cannot build it): then
+    the race runs."""
+    v, threads = tuned.variant, max_threads()
+    if v not in case_variants(case):
+        return None
+    try:
+        jit = compile_variant(case, v, parallel and threads > 1 and not tuned.one_thread)
+    except isl.Error:
+        case.analysis.scop.ctx.reset_operations()
+        return None
+    arrays, first = run_jit(jit, case)
+    result = check(arrays)
+    rounds = _race({v: jit}, case, _Clock(math.inf), {v: first}) if first < SLOW_CALL_S else {}
+    seconds = min(first, *rounds.values())
+    one = _one_thread_remark(case, threads, tuned.parallel_s, tuned.seconds) if tuned.one_thread else None
+    choice = VariantChoice(v, {v: seconds}, None, one, {v: jit.module.parallel_loops},
+                           tuned=_tuned_remark(case, tuned), runs_s=seconds)  # fmt: skip
+    return jit, choice, {choice.runs: result}
+
+
+def tuned_record(choice: VariantChoice) -> Tuned | None:
+    """What the tuning cache keeps of a race's choice (None: the choice came from it)."""
+    if choice.search is None:
+        return None
+    alone = choice.one_thread is not None
+    return Tuned(choice.chosen, alone, choice.runs_s, choice.seconds.get(DEFAULT_VARIANT, 0.0),
+                 len(choice.search.tried), choice.search.candidates, choice.seconds[choice.chosen] if alone else 0.0)  # fmt: skip
+
+
+def _tuned_remark(case: CpuCase, tuned: Tuned) -> Remark:
+    """``tuned: untiled+jam2, 1.43x over the default (tiled), cached: the fastest of all 9 schedule
+    variants an earlier run timed at these sizes on this machine``"""
+    runs = f"{tuned.variant}, one thread" if tuned.one_thread else tuned.variant
+    if runs == DEFAULT_VARIANT:
+        gain = "the default"
+    elif tuned.default_s > 0 and tuned.seconds > 0:
+        gain = f"{tuned.default_s / tuned.seconds:.2f}x over the default ({DEFAULT_VARIANT})"
+    else:
+        gain = f"the default ({DEFAULT_VARIANT}) not timed"
+    of = f"all {tuned.candidates}" if tuned.tried == tuned.candidates else f"{tuned.tried} of {tuned.candidates}"
+    message = f"tuned: {runs}, {gain}, cached: the fastest of {of} schedule variants an earlier run timed at these sizes on this machine"
+    scop = case.analysis.scop
+    args = {"variant": runs, "seconds": tuned.seconds, "default seconds": tuned.default_s, "tried": tuned.tried,
+            "candidates": tuned.candidates}  # fmt: skip
+    return Remark(RemarkKind.PASSED, "cpu-run", "TunedVariant", message, scop.range, scop.function, args)
 
 
 _WHAT = {
@@ -375,21 +710,50 @@ def check_llvm_cpu(
     threads: int | None = None,
     reference: BuildOptions | None = None,
     parse: ParseOptions | None = None,
+    *,
+    limit: TimeLimit | None = None,
+    tuned: Tuned | None = None,
 ) -> LlvmCpuResult:
-    """Every JIT'd variant against the C compiler's build of the original, and the fastest
-    (`choose_variant`) timed again; `threads` sets OpenMP's."""
+    """Every JIT'd variant the race tries against the C compiler's build of the original, each as
+    soon as it has run, and the fastest that matches (`race_variants`) timed again; `threads`
+    sets OpenMP's. A `limit` (the run's) time-boxes the race (`TimeLimit.race_budget`); without
+    one every variant is tried. With `tuned` (a tuning cache record) the variant it names runs
+    alone, checked the same way (`run_tuned`), unless it cannot be built."""
     case = prepare(path, function, params, size_limits, parse)
     expected = run_reference(path, case.layout, case.inputs, options=reference, rounds=4)  # as `_race` times
     if threads is not None:
         set_threads(threads)
-    jit, choice, results = choose_variant(case, parallel)
-    seconds = min(run_jit(jit, case)[1] for _ in range(3))  # warm: the race called it
-    return LlvmCpuResult(
-        function,
-        dict(params),
-        {v: compare_arrays(reference_outputs(expected), case.outputs(got)) for v, got in results.items()},
-        choice,
-        expected.elapsed_s,
-        seconds,
-        choice.parallel_loops.get("tiled", 0),
-    )
+    wanted = reference_outputs(expected)
+
+    def check(arrays: Arrays) -> Comparison:
+        return compare_arrays(wanted, case.outputs(arrays))
+
+    picked = run_tuned(case, tuned, parallel, check) if tuned is not None else None
+    if picked is None:
+        budget = limit.race_budget() if limit is not None else math.inf
+        proxy = proxy_of(case, params, size_limits, parse)
+        picked = race_variants(case, parallel, budget, check, _matches, proxy, expected.elapsed_s)
+    jit, choice, results = picked
+    if choice.runs_s >= SLOW_CALL_S:  # timed by one call already: another would cost as much
+        seconds = choice.runs_s
+    else:
+        seconds = min(run_jit(jit, case)[1] for _ in range(3))  # warm: the race called it
+    return LlvmCpuResult(function, dict(params), results, choice, expected.elapsed_s, seconds,
+                         choice.parallel_loops.get("tiled", 0))  # fmt: skip
+
+
+def proxy_of(case: CpuCase, params: Mapping[str, int], size_limits: Mapping[str, str | None] | None = None,
+             parse: ParseOptions | None = None) -> Callable[[float], CpuCase | None]:  # fmt: skip
+    """For `race_variants`: the case prepared again at `proxy.proxy_sizes` (None: no proxy)."""
+
+    def proxy(ratio: float) -> CpuCase | None:
+        sizes = proxy_sizes(case.analysis.scop, case.ints, ratio)
+        if not sizes:
+            return None
+        return prepare(case.path, case.layout.function, {p: sizes.get(p, v) for p, v in params.items()}, size_limits, parse)
+
+    return proxy
+
+
+def _matches(c: Comparison) -> bool:
+    return c.ok

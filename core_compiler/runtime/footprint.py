@@ -59,6 +59,27 @@ def flat_reach(scop: Scop, ints: Mapping[str, int]) -> dict[str, tuple[int, int]
     return out
 
 
+def box_volume(scop: Scop, ints: Mapping[str, int]) -> int:
+    """The elements of the boxes around what the SCoP touches of each array at `ints`, summed
+    (each box from the lowest to the highest index touched in each dimension; 0 for an array
+    whose bounds are not known there)."""
+    params = _fixed_params(scop, ints)
+    total = 0
+    for decl in scop.arrays:
+        elements = _touched(scop, decl.name).intersect_params(params)
+        if elements.is_empty():
+            continue
+        box = isl.Set.from_union_set(elements)
+        bounds = [(box.dim_min_val(d), box.dim_max_val(d)) for d in range(box.dim(isl.dim_type.set))]
+        if not all(low.is_int() and high.is_int() for low, high in bounds):
+            continue
+        volume = 1
+        for low, high in bounds:
+            volume *= high.to_python() - low.to_python() + 1
+        total += volume
+    return total
+
+
 def _strides(extents: tuple[Affine | None, ...], ints: Mapping[str, int]) -> list[int] | None:
     """Row-major strides of an array whose inner extents are known at `ints`."""
     strides = [1]

@@ -21,6 +21,12 @@ Limits: ``timeout_s`` per run (a positive, finite number of seconds, at most `MA
 machine's memory, at least 4 GiB; not on ``cuda``, whose driver reserves address space far past
 any such cap); a run that needs more says so in words. `param_problem` says why a size does not
 fit its C type (``--param n=1e20`` for an ``int n``) before anything runs.
+
+On ``cpu`` the race of schedule variants takes at most a third of the time limit (at most 60 s,
+`budget.TimeLimit`), so the run answers with the fastest variant it found (``search``,
+``variants_tried`` of ``variants_total``); its winner goes to the tuning cache (`tuning.py`),
+and the next run of the same code at the same sizes on this machine runs it without a race
+(``tuned``, its note "tuned: untiled+jam2, 1.43x over the default (tiled), cached: ...").
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import os
 import resource
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -38,12 +45,14 @@ from typing import TYPE_CHECKING
 
 from core_compiler.errors import NotCheckable, UsageError
 from core_compiler.frontend import ParseOptions, ir
+from core_compiler.runtime.budget import TimeLimit
 from core_compiler.runtime.compare import Comparison
 from core_compiler.runtime.footprint import default_sizes
 from core_compiler.runtime.worker import WorkerError, run_in_worker
 
 if TYPE_CHECKING:
     from core_compiler.analysis import FunctionAnalysis
+    from core_compiler.runtime.cpu_variants import LlvmCpuResult
     from core_compiler.runtime.device import DeviceRuntime
 
 DEVICES = ("cpu", "opencl", "cuda")
@@ -80,7 +89,12 @@ class RunReport:
     bytes_transferred_repeat: int | None = None  # by each later run; None: one run, or no device
     runs: int = 1
     variant: str = ""  # cpu: the code that ran (one of `cpu_llvm.VARIANTS`), chosen by timing
-    note: str = ""  # cpu: why it is not tiled or on one thread (TilingNotFaster, ParallelNotFaster)
+    note: str = ""  # cpu: how it was chosen, where worth saying (TunedVariant, RaceStopped), and why it
+    # is not tiled or on one thread (TilingNotFaster, ParallelNotFaster)
+    search: str = ""  # cpu: the race ("tried 3 of 9 schedule variants in 8.1 s; ..."), or the cached choice
+    variants_tried: int = 0  # cpu: schedule variants the race tried (0: the choice came from the tuning cache)
+    variants_total: int = 0  # cpu: of these
+    tuned: bool = False  # cpu: the variant came from the tuning cache (`tuning.py`), no race
     status: str = "ok"  # one of STATUSES: "ok" and "mismatch" completed, the others did not
     kernels: int = 0  # opencl, cuda: the kernels launched
     arrays: tuple[ArrayReport, ...] = ()  # each array (and the return value) compared
@@ -188,7 +202,7 @@ def run_function(
     if device == "cuda" and (why := cuda_unavailable()):
         return _failed(function, device, params, why)
     repeat = max(repeat, 1)
-    args = (path, function, device, params, repeat, parse, text)
+    args = (path, function, device, params, repeat, parse, text, TimeLimit(timeout_s, time.time() + timeout_s * repeat))
     outcome = run_in_worker(_measure, args, timeout_s=timeout_s * repeat, cancel=cancel, memory_limit_bytes=memory)
     if outcome.error is not None:
         return replace(_failed(function, device, params, outcome.error.message, _status(outcome.error)),
@@ -202,16 +216,16 @@ def _status(error: WorkerError) -> str:
 
 
 def _measure(path: str, function: str, device: str, params: dict[str, int], repeat: int = 1,
-             parse: ParseOptions | None = None, text: str | None = None) -> RunReport:  # fmt: skip
+             parse: ParseOptions | None = None, text: str | None = None, limit: TimeLimit | None = None) -> RunReport:  # fmt: skip
     if text is not None:
         with tempfile.TemporaryDirectory(prefix="hexplore-run-") as tmp:
             scratch = os.path.join(tmp, os.path.basename(path) or "input.c")
             with open(scratch, "w", encoding="utf-8") as f:
                 f.write(text)
-            return _measure(scratch, function, device, params, repeat, _beside(path, parse))
+            return _measure(scratch, function, device, params, repeat, _beside(path, parse), limit=limit)
     try:
         if device == "cpu":
-            return _measure_cpu(path, function, params, repeat, parse)
+            return _measure_cpu(path, function, params, repeat, parse, limit)
         return _measure_device(path, function, device, params, repeat, parse)
     except Exception as e:  # not checkable, does not build, …: the user's answer, not a traceback
         return _failed(function, device, params, _failure(e), "not-checkable" if isinstance(e, NotCheckable) else "error")
@@ -270,18 +284,40 @@ def _runtime(device: str) -> DeviceRuntime:
     raise ValueError(f"unknown device {device!r}: use one of {', '.join(DEVICES)}")
 
 
-def _measure_cpu(path: str, function: str, params: dict[str, int], repeat: int, parse: ParseOptions | None) -> RunReport:
-    from core_compiler.runtime.cpu_variants import check_llvm_cpu
-
-    runs = [check_llvm_cpu(path, function, params, parse=parse) for _ in range(repeat)]
+def _measure_cpu(path: str, function: str, params: dict[str, int], repeat: int, parse: ParseOptions | None,
+                 limit: TimeLimit | None = None) -> RunReport:  # fmt: skip
+    runs = [_tuned_run(path, function, params, parse, limit) for _ in range(repeat)]
     failed = [(v, c) for r in runs for v, c in r.variants.items() if not c.ok]
     ref, opt = min(r.reference_s for r in runs), min(r.optimized_s for r in runs)
     report = _report(function, "cpu", params, ref, opt, failed[0][1] if failed else runs[-1].optimized, 0)
     if failed:  # every variant is checked, also those that were not the fastest
         report = replace(report, message=f"the {failed[0][0]} code differs:\n{report.message}")
-    choice = runs[-1].choice
+    choice = runs[0].choice  # the race, if there was one: later runs read its choice from the cache
     note = "; ".join(r.message for r in choice.remarks)
-    return replace(report, runs=repeat, variant=choice.runs, note=note)
+    tried, total = (len(choice.search.tried), choice.search.candidates) if choice.search else (0, 0)
+    search = choice.search.message() if choice.search else choice.tuned.message if choice.tuned else ""
+    return replace(report, runs=repeat, variant=choice.runs, note=note, search=search, variants_tried=tried,
+                   variants_total=total, tuned=choice.search is None)  # fmt: skip
+
+
+def _tuned_run(path: str, function: str, params: dict[str, int], parse: ParseOptions | None,
+               limit: TimeLimit | None) -> LlvmCpuResult:  # fmt: skip
+    """One run on the CPU: the variant the tuning cache names for this code, sizes and machine,
+    else a race whose choice the cache keeps (when every variant it ran matched the original);
+    a cached variant that no longer matches is forgotten."""
+    from core_compiler.llvm.jit import max_threads
+    from core_compiler.runtime import tuning
+    from core_compiler.runtime.cpu_variants import check_llvm_cpu, tuned_record
+
+    key = tuning.tuning_key(path, function, params, parse, max_threads())
+    cached = tuning.load(key)
+    result = check_llvm_cpu(path, function, params, parse=parse, limit=limit, tuned=cached)
+    record = tuned_record(result.choice)
+    if record is not None and result.ok:
+        tuning.store(key, record)
+    elif cached is not None and not result.ok:
+        tuning.forget(key)
+    return result
 
 
 def _report(

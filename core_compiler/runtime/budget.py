@@ -1,0 +1,36 @@
+"""A run's time limit, and the share of it a search may take.
+
+`run_function` gives its worker a `TimeLimit`: the run's seconds and when they end (wall-clock
+``time.time()``, so that the worker, started a moment later, sees the same end). A search — the
+race of CPU variants (`cpu_variants.race_variants`) — takes at most `race_budget()` of it, so the
+run answers with the best it found, not with a time-out::
+
+    TimeLimit.starting_now(120.0).race_budget()   # 40.0: a third of the limit, at most 60 s
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+RACE_SHARE = 1 / 3  # of a run's time limit, for its search
+RACE_CAP_S = 60.0  # at most: a longer limit is room for a slow run, not for a longer search
+LEFT_SHARE = 1 / 2  # of what is left when the search starts: the checks and the timing come after
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """`seconds` in all, ending at `deadline` (``time.time()``)."""
+
+    seconds: float
+    deadline: float
+
+    @staticmethod
+    def starting_now(seconds: float) -> TimeLimit:
+        return TimeLimit(seconds, time.time() + seconds)
+
+    def race_budget(self) -> float:
+        """`RACE_SHARE` of the limit, at most `RACE_CAP_S`, and at most `LEFT_SHARE` of what is
+        left of it now (building and running the original came first)."""
+        left = self.deadline - time.time()
+        return max(min(self.seconds * RACE_SHARE, RACE_CAP_S, left * LEFT_SHARE), 0.0)

@@ -346,17 +346,20 @@ _BINARY: dict[str, Callable[[int, int], int]] = {
 }  # fmt: skip
 
 
-def constant(e: ir.Expr) -> int | None:
-    """The value of an integer expression of constants (C's truncating division), else None."""
+def constant(e: ir.Expr, env: dict[str, int] | None = None) -> int | None:
+    """The value of an integer expression of constants and the variables in `env` (C's
+    truncating division), else None."""
     if isinstance(e, ir.IntLit):
         return e.value
+    if isinstance(e, ir.Var):
+        return (env or {}).get(e.name)
     if isinstance(e, ir.Cast):
-        return constant(e.operand)
+        return constant(e.operand, env)
     if isinstance(e, ir.Unary) and e.op in ("-", "+", "!"):
-        v = constant(e.operand)
+        v = constant(e.operand, env)
         return None if v is None else {"-": -v, "+": v, "!": int(not v)}[e.op]
     if isinstance(e, ir.Binary) and e.op in _BINARY:
-        a, b = constant(e.lhs), constant(e.rhs)
+        a, b = constant(e.lhs, env), constant(e.rhs, env)
         if a is None or b is None or (e.op in ("/", "%") and b == 0) or (e.op in ("<<", ">>") and not 0 <= b < 63):
             return None
         return _BINARY[e.op](a, b)

@@ -33,8 +33,11 @@ ATOMICS = frozenset(
 Dim3 = tuple[int | None, int | None, int | None]
 
 
+ExprOf = Callable[[ci.Cursor], ir.Expr]
+
+
 def launches(
-    tu: ci.TranslationUnit, path: str, range_of: Callable[[ci.Cursor], SourceRange]
+    tu: ci.TranslationUnit, path: str, range_of: Callable[[ci.Cursor], SourceRange], expr_of: ExprOf
 ) -> dict[str, tuple[ir.Launch, ...]]:
     """Every launch in the functions of `path`, by kernel name."""
     out: dict[str, list[ir.Launch]] = {}
@@ -42,7 +45,7 @@ def launches(
         if fn.location.file is None or fn.location.file.name != path or not fn.is_definition():
             continue
         for call in _calls(fn):
-            launch = _launch(call, range_of)
+            launch = _launch(call, range_of, expr_of)
             if launch is not None:
                 out.setdefault(launch.kernel, []).append(launch)
     return {k: tuple(v) for k, v in out.items()}
@@ -55,7 +58,7 @@ def _calls(cur: ci.Cursor) -> Iterator[ci.Cursor]:
         yield from _calls(child)
 
 
-def _launch(call: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange]) -> ir.Launch | None:
+def _launch(call: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange], expr_of: ExprOf) -> ir.Launch | None:
     children = list(call.get_children())
     config = next((c for c in children[1:2] if c.kind == K.CALL_EXPR and c.spelling in _CONFIGURE), None)
     if config is None:
@@ -63,29 +66,37 @@ def _launch(call: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange]) -> ir
     dims = [c for c in list(config.get_children())[1:3]]
     if len(dims) != 2:
         return None
-    return ir.Launch(call.spelling, _dim3(dims[0]), _dim3(dims[1]), range_of(call))
+    grid, block = _dim3(dims[0]), _dim3(dims[1])
+    return ir.Launch(
+        call.spelling, _constants(grid), _constants(block), range_of(call),
+        _exprs(grid, call, range_of, expr_of), _exprs(block, call, range_of, expr_of),
+    )  # fmt: skip
 
 
-def _dim3(cur: ci.Cursor) -> Dim3:
-    """A ``dim3`` argument's three sizes (None where not a constant)."""
+def _constants(dims: list[ci.Cursor | int]) -> Dim3:
+    values = [d if isinstance(d, int) else evaluate(d) for d in dims]
+    out = [v if isinstance(v, int) else None for v in values]
+    return (out[0], out[1], out[2])
+
+
+def _exprs(dims: list[ci.Cursor | int], at: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange],
+           expr_of: ExprOf) -> tuple[ir.Expr, ...]:  # fmt: skip
+    rng = range_of(at)
+    return tuple(ir.IntLit(d, rng) if isinstance(d, int) else expr_of(d) for d in dims)
+
+
+def _dim3(cur: ci.Cursor) -> list[ci.Cursor | int]:
+    """A ``dim3`` argument's three sizes: the expression of each, 1 where it is left out."""
     cur = _unwrap(cur)
     if cur.kind == K.DECL_REF_EXPR and cur.referenced is not None:
         init = [c for c in cur.referenced.get_children() if c.kind == K.CALL_EXPR]
-        return _dim3(init[0]) if init else (None, None, None)
+        return _dim3(init[0]) if init else [cur, cur, cur]
     if cur.kind != K.CALL_EXPR or cur.spelling != "dim3":
-        value = evaluate(cur)
-        return (value if isinstance(value, int) else None, 1, 1)
+        return [cur, 1, 1]
     args = [c for c in cur.get_children() if c.kind != K.TYPE_REF]
     if len(args) == 1 and _unwrap(args[0]).kind in (K.DECL_REF_EXPR, K.CALL_EXPR):
         inner = _unwrap(args[0])
         if inner.spelling == "dim3" or (inner.referenced is not None and "dim3" in inner.type.spelling):
             return _dim3(inner)  # a copy of another dim3
-    sizes: list[int | None] = []
-    for arg in args[:3]:
-        if arg.extent.start.line == 0:  # a default argument: the dimension was left out
-            sizes.append(1)
-            continue
-        value = evaluate(arg)
-        sizes.append(value if isinstance(value, int) else None)
-    sizes += [1] * (3 - len(sizes))
-    return (sizes[0], sizes[1], sizes[2])
+    sizes: list[ci.Cursor | int] = [1 if a.extent.start.line == 0 else a for a in args[:3]]  # line 0: a default
+    return sizes + [1] * (3 - len(sizes))

@@ -328,6 +328,8 @@ class Launch:
     grid: tuple[int | None, int | None, int | None]
     block: tuple[int | None, int | None, int | None]
     range: SourceRange
+    grid_exprs: tuple[Expr, ...] = ()  # x, y, z as written (`(n + 255) / 256`), for a run on the CPU
+    block_exprs: tuple[Expr, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -112,8 +112,16 @@ class Lowerer:
 
     def _kernel_launches(self, kernel: ci.Cursor) -> tuple[ir.Launch, ...]:
         if self._launches is None:
-            self._launches = cuda_launches.launches(kernel.translation_unit, self.path, self.range)
+            self._launches = cuda_launches.launches(kernel.translation_unit, self.path, self.range, self._launch_expr)
         return self._launches.get(kernel.spelling, ())
+
+    def _launch_expr(self, cur: ci.Cursor) -> ir.Expr:
+        """A launch's size as an expression, lowered outside the function being lowered (its
+        notes are not the function's)."""
+        notes = len(self._notes)
+        out = self.expr(cur)
+        del self._notes[notes:]
+        return out
 
     def param(self, cur: ci.Cursor) -> ir.Param:
         typ = cur.type

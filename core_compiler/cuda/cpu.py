@@ -1,0 +1,265 @@
+"""CUDA on the CPU: a kernel's model run as loops, through the LLVM/OpenMP CPU path.
+
+A race-free kernel gives the same result however its threads interleave, as long as each thread
+runs its statements in order and no thread passes a barrier before every thread of its block
+reached it. *Lockstep* is one such interleaving: every instance is scheduled at its block, then
+its time within the thread (`races.Timing`), then its thread::
+
+    for (blockIdx.y, blockIdx.x)        parallel (OpenMP): blocks never synchronise
+      for t:                            the kernel's own loops, barrier to barrier
+        __syncthreads() phases follow from the order: all threads finish one before the next
+        for (threadIdx.y, threadIdx.x)  a loop over the block's threads at each statement
+          S(...)
+
+(Polygeist's fission at barriers, with the loops around barriers interchanged outward.) Values
+that cross a barrier are the model's expanded locals: one element per thread (``acc``), one
+array per block (``__shared__``). A kernel with a data race or a divergent barrier is refused:
+its result depends on an interleaving.
+
+`run_host` runs a host function of the file whose body is launches (in `for` loops over sizes
+too): each launch's grid from its expressions, each kernel JIT-compiled once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import islpy as isl
+import numpy as np
+
+from core_compiler.codegen.ast_print import evaluate
+from core_compiler.codegen.statements import array_layouts
+from core_compiler.cuda import races
+from core_compiler.cuda.grid import KernelModel, constant, model_kernel
+from core_compiler.errors import UsageError
+from core_compiler.frontend import ir
+from core_compiler.llvm.cpu_lowering import lower_cpu
+from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype
+from core_compiler.scop.affine import isl_name
+from core_compiler.source import SourceRange
+from core_compiler.transform.cpu_schedule import PARALLEL_MARK, build_ast
+
+
+class NotTranslatable(UsageError):
+    """A kernel or host function the CPU translation does not run, said for people."""
+
+
+def lockstep_schedule(km: KernelModel) -> isl.Schedule:
+    """Blocks (one band, marked parallel), then each thread's time, then the threads."""
+    timing = races.Timing(km)
+    depth = timing.project.dim(isl.dim_type.in_)
+    names = [f"t{k}" for k in range(depth)]
+    blocks = [names[2 * k + 1] for k in range(km.n_block)]
+    local = names[2 * km.n_grid :]
+    threads = [names[2 * k + 1] for k in range(km.n_block, km.n_grid)]
+    order = isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(local + threads)}] }}")
+    inner = _union(km, lambda st: st.schedule.apply_range(order))
+    schedule = isl.Schedule.from_domain(km.scop.domains()).insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(inner)
+    )
+    if not blocks:
+        return schedule
+    outer = isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(blocks)}] }}")
+    schedule = schedule.insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(_union(km, lambda st: st.schedule.apply_range(outer)))
+    )
+    band = schedule.get_root().child(0)
+    return band.insert_mark(isl.Id(PARALLEL_MARK, context=km.scop.ctx)).get_schedule()
+
+
+def _union(km: KernelModel, f: object) -> isl.UnionMap:
+    out = isl.UnionMap.empty(km.scop.domains().get_space())
+    for st in km.scop.statements:
+        out = out.union(isl.UnionMap.from_map(f(st)))  # type: ignore[operator]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class CpuKernel:
+    model: KernelModel
+    jit: JitFunction
+    sequential: JitFunction
+
+    def __call__(self, values: Mapping[str, object], grid: Mapping[str, int], parallel: bool = True) -> float:
+        """Run on `values` (the kernel's arguments by name: arrays written in place) over `grid`
+        (blocks along x, y, z); seconds."""
+        ints = {f"gridDim.{a}": grid.get(a, 1) for a in self.model.shape.block_axes}
+        env = {**{k: v for k, v in values.items() if isinstance(v, int)}, **ints}
+        jit = self.jit if parallel else self.sequential
+        scratch = _scratch(self.model, {**env, **{isl_name(k): v for k, v in env.items()}})
+        args = {**values, **ints, **scratch}
+        return jit(args)
+
+
+def compile_kernel(fn: ir.Function) -> CpuKernel:
+    """The kernel's CPU translation, or `NotTranslatable` saying why not."""
+    km, _ = model_kernel(fn, 4_000_000)
+    if km is None:
+        raise NotTranslatable(f"the kernel `{fn.name}` is not modeled, so it has no CPU translation")
+    timing = races.Timing(km)
+    if races.races(km, timing) or races.divergent_barriers(km, timing):
+        raise NotTranslatable(f"the kernel `{fn.name}` has a data race or a divergent barrier: its result "
+                              "depends on how its threads interleave, so no CPU translation reproduces it")  # fmt: skip
+    ast = build_ast(km.scop, lockstep_schedule(km))
+    name = f"hx_cuda_{fn.name}"
+    parallel = jit_compile(lower_cpu(km.scop, ast, name, parallel=True))
+    sequential = jit_compile(lower_cpu(km.scop, ast, name + "_seq", parallel=False))
+    return CpuKernel(km, parallel, sequential)
+
+
+def _scratch(km: KernelModel, env: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Zeroed buffers for the model's expanded locals (`__shared__` arrays, per-thread values)."""
+    out = {}
+    for name, lay in array_layouts(km.scop).items():
+        if lay.decl.kind == "array":
+            continue
+        size = 1
+        for e in lay.extent:
+            size *= max(evaluate(e, dict(env)) if e is not None and not isinstance(e, str) else 1, 1)
+        out[name] = np.zeros(size, dtype=scalar_dtype(lay.decl.elem_type))
+    return out
+
+
+def footprint(km: KernelModel, ints: Mapping[str, int], grid: Mapping[str, int]) -> dict[str, int]:
+    """Per array parameter, the elements a launch touches from its start (its last index + 1)."""
+    values = {**ints, **{f"gridDim.{a}": grid.get(a, 1) for a in km.shape.block_axes}}
+    fixed = " and ".join(f"{isl_name(p)} = {values[p]}" for p in km.scop.params if p in values)
+    params = "[" + ", ".join(isl_name(p) for p in km.scop.params) + "]"
+    at = isl.Set.read_from_str(km.scop.ctx, f"{params} -> {{ : {fixed or 'true'} }}")
+    out: dict[str, int] = {}
+    for decl in km.scop.arrays:
+        if decl.kind != "array":
+            continue
+        touched = km.scop.reads(decl.name).union(km.scop.writes(decl.name)).range()
+        box = isl.Set.from_union_set(touched).intersect_params(at)
+        if box.is_empty():
+            out[decl.name] = 0
+            continue
+        last, stride = 0, 1
+        for d in reversed(range(box.dim(isl.dim_type.set))):
+            last += stride * int(box.dim_max_val(d).to_python())
+            extent = decl.extents[d]
+            stride *= _value(extent, values) if extent is not None and d > 0 else 1
+        out[decl.name] = last + 1
+    return out
+
+
+def _value(extent: object, values: Mapping[str, int]) -> int:
+    from core_compiler.scop.affine import Affine
+
+    assert isinstance(extent, Affine)
+    return extent.const + sum(c * values[str(t)] for t, c in extent.coeffs)
+
+
+# ------------------------------------------------------------------------------ host functions
+
+
+@dataclass
+class HostRun:
+    """A host function run on the CPU: its arrays after the run, and each launch's seconds; with
+    `dry`, nothing runs and `needs` gets the elements each array must have."""
+
+    arrays: dict[str, np.ndarray]
+    launches: list[tuple[str, float]] = field(default_factory=list)
+    dry: bool = False
+    needs: dict[str, int] = field(default_factory=dict)
+
+
+def run_host(functions: Mapping[str, ir.Function], host: str, arrays: Mapping[str, np.ndarray],
+             scalars: Mapping[str, int | float], parallel: bool = True) -> HostRun:  # fmt: skip
+    """Run `host`, whose body is kernel launches (in `for` loops, with `int` declarations),
+    with its array parameters bound to `arrays` (written in place) and its scalars to `scalars`."""
+    return _run(functions, host, HostRun(dict(arrays)), scalars, parallel)
+
+
+def host_needs(functions: Mapping[str, ir.Function], host: str, arrays: tuple[str, ...],
+               scalars: Mapping[str, int | float]) -> dict[str, int]:  # fmt: skip
+    """The elements each array parameter of `host` must have for a run at `scalars`."""
+    empty = {a: np.zeros(0) for a in arrays}
+    return _run(functions, host, HostRun(empty, dry=True), scalars, False).needs
+
+
+def _run(functions: Mapping[str, ir.Function], host: str, run: HostRun, scalars: Mapping[str, int | float],
+         parallel: bool) -> HostRun:  # fmt: skip
+    if host not in functions:
+        raise NotTranslatable(f"no function `{host}` in this file")
+    launches = {la.range: la for k in functions.values() for la in k.launches}
+    _block(functions[host].body, functions, launches, dict(scalars), run, parallel)
+    return run
+
+
+def _block(stmts: tuple[ir.Stmt, ...], functions: Mapping[str, ir.Function], launches: Mapping[SourceRange, ir.Launch],
+           env: dict[str, int | float], run: HostRun, parallel: bool) -> None:  # fmt: skip
+    for s in stmts:
+        if isinstance(s, ir.Decl) and isinstance(s.type, ir.OtherType):
+            continue  # `dim3 block(16, 16);`: read by the launch
+        if isinstance(s, ir.Decl) and s.init is not None:
+            env[s.name] = _int(s.init, env)
+        elif isinstance(s, ir.For):
+            env[s.var] = _int(s.init, env)
+            while _int(s.cond, env):
+                _block(s.body, functions, launches, env, run, parallel)
+                env[s.var] = int(env[s.var]) + s.step
+        elif isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call) and s.range in launches:
+            _launch(s.expr, launches[s.range], functions, env, run, parallel)
+        else:
+            raise NotTranslatable(f"line {s.range.line}: the CPU translation runs host code made of kernel "
+                                  "launches, `for` loops and `int` declarations only")  # fmt: skip
+
+
+def bind(kernel: ir.Function, call: ir.Call, launch: ir.Launch, env: Mapping[str, int | float],
+         arrays: Mapping[str, np.ndarray]) -> tuple[dict[str, object], dict[str, int]]:  # fmt: skip
+    """A launch's arguments by the kernel's parameter names (the caller's arrays, numbers computed
+    from `env`) and its grid."""
+    values: dict[str, object] = {}
+    for param, arg in zip(kernel.params, call.args, strict=True):
+        if isinstance(param.type, ir.Pointer | ir.Array):  # None where the caller's array is not given
+            values[param.name] = arrays.get(arg.name) if isinstance(arg, ir.Var) else None
+        else:
+            values[param.name] = _number(arg, env, param.type)
+    return values, {a: _int(e, env) for a, e in zip("xyz", launch.grid_exprs, strict=False)}
+
+
+def _launch(call: ir.Call, launch: ir.Launch, functions: Mapping[str, ir.Function], env: dict[str, int | float],
+            run: HostRun, parallel: bool) -> None:  # fmt: skip
+    kernel = functions[call.name]
+    cpu = _compiled(kernel)
+    values, grid = bind(kernel, call, launch, env, run.arrays)
+    if any(v is None for v in values.values()):
+        raise NotTranslatable(f"line {launch.range.line}: `{call.name}` is given an array that is not a parameter of the host function")
+    need = footprint(cpu.model, {k: v for k, v in values.items() if isinstance(v, int)}, grid)
+    if run.dry:
+        for param, arg in zip(kernel.params, call.args, strict=True):
+            if param.name in need and isinstance(arg, ir.Var):
+                run.needs[arg.name] = max(run.needs.get(arg.name, 0), need[param.name])
+        return
+    for name, count in need.items():
+        have = values[name]
+        assert isinstance(have, np.ndarray)
+        if have.size < count:
+            raise NotTranslatable(f"`{call.name}` at line {launch.range.line} touches {count} elements of "
+                                  f"`{name}`, which has {have.size}")  # fmt: skip
+    run.launches.append((call.name, cpu(values, grid, parallel)))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(kernel: ir.Function) -> CpuKernel:
+    return compile_kernel(kernel)
+
+
+def _int(e: ir.Expr, env: Mapping[str, int | float]) -> int:
+    value = constant(e, {k: int(v) for k, v in env.items()})
+    if value is None:
+        raise NotTranslatable(f"line {e.range.line}: `{e}` is not an integer the host code computes from its sizes")
+    return value
+
+
+def _number(e: ir.Expr, env: Mapping[str, int | float], typ: ir.CType) -> int | float:
+    if isinstance(typ, ir.Scalar) and not typ.is_integer:
+        if isinstance(e, ir.Var) and e.name in env:
+            return float(env[e.name])
+        if isinstance(e, ir.FloatLit):
+            return float(e.value)
+    return _int(e, env)

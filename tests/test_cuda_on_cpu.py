@@ -1,0 +1,151 @@
+"""CUDA on the CPU (issue 28, item 3): each race-free kernel of the CUDA suite (`tests/cuda_input`)
+translated by `core_compiler.cuda.cpu` (lockstep loops over its model, LLVM, OpenMP over blocks)
+against the same kernel run by the CUDA runtime shim of `tests/cuda_cpu` (g++, the threads of a
+block as fibers that `__syncthreads()` switches between): two independent readings of CUDA's
+semantics, on the same inputs, with the launch of the file at sizes that are no multiple of the
+block (37, 41). The translation also runs on one thread and must give the same arrays.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core_compiler.cuda.cpu import NotTranslatable, bind, compile_kernel, footprint, host_needs, run_host
+from core_compiler.frontend import ir, run_frontend
+from tests.cuda_cpu.harness import CXX, FLAGS, INCLUDE, kernel_traits, launches_on_cpu, unavailable
+
+pytestmark = pytest.mark.slow
+
+SUITE = Path(__file__).parent / "cuda_input" / "kernels"
+FINDINGS = re.compile(r"//\s*expect:.*(DataRace|BarrierDivergence|CudaKernelNotModeled)")
+KERNEL = re.compile(r"^__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s+)?(\w+)\s*\(", re.MULTILINE)
+SIZES = {"n": 37, "m": 41, "width": 37, "height": 41, "steps": 2}
+NOT_TRANSLATED = {
+    "saxpy_grid_stride": "not modeled (a grid-stride loop)",
+    "histogram256": "not modeled (hist[data[i]])",
+    # launched with `in + RADIUS` (it reads in[-RADIUS]): this test gives each kernel arrays from
+    # their first element; the kernel itself is translated (`compile_kernel`)
+    "stencil_1d": "an argument that points into an array",
+}
+
+
+def _race_free() -> list[tuple[str, str]]:
+    out = []
+    for path in sorted(SUITE.glob("*.cu")):
+        text = path.read_text()
+        heads = list(KERNEL.finditer(text))
+        for head, end in zip(heads, [*(h.start() for h in heads[1:]), len(text)], strict=True):
+            body = text[head.start() : end]
+            if not FINDINGS.search(body) and head[1] not in NOT_TRANSLATED and f"{head[1]}<<<" in text:
+                out.append((path.name, head[1]))
+    return out
+
+
+def _launch_of(fns: dict[str, ir.Function], kernel: str) -> tuple[ir.Launch, ir.Call, ir.Function]:
+    launch = fns[kernel].launches[0]
+    for fn in fns.values():
+        for s in _statements(fn.body):
+            if isinstance(s, ir.ExprStmt) and s.range == launch.range and isinstance(s.expr, ir.Call):
+                return launch, s.expr, fn
+    raise AssertionError(f"no launch of {kernel}")
+
+
+def _statements(stmts: tuple[ir.Stmt, ...]) -> list[ir.Stmt]:
+    return [x for s in stmts for x in (s, *_statements(ir.sub_statements(s)))]
+
+
+def _inputs(kernel: ir.Function, sizes: dict[str, int], rng: np.random.Generator) -> dict[str, np.ndarray]:
+    out = {}
+    for p in kernel.params:
+        if isinstance(p.type, ir.Pointer):
+            elem = str(p.type.pointee).replace("const ", "")
+            dtype = np.dtype({"float": np.float32, "double": np.float64, "int": np.int32,
+                              "unsigned int": np.uint32, "unsigned char": np.uint8}[elem])  # fmt: skip
+            size = max(sizes.get(p.name, 0), 1)
+            out[p.name] = (rng.random(size) * 4).astype(dtype) if dtype.kind == "f" else rng.integers(0, 10, size).astype(dtype)
+    return out
+
+
+def _shim(path: Path, kernel: str, values: dict[str, object], grid: dict[str, int], block: tuple[int, ...],
+          arrays: dict[str, np.ndarray], tmp: Path) -> dict[str, np.ndarray]:  # fmt: skip
+    """`kernel` launched by the CUDA shim on `arrays` (files in `tmp`), its arrays afterwards."""
+    text = path.read_text()
+    barriers, bound = kernel_traits(text).get(kernel, (False, 1024))
+    args, lines = [], []
+    for k, (name, value) in enumerate(values.items()):
+        if isinstance(value, np.ndarray):
+            ctype = {"f4": "float", "f8": "double", "i4": "int", "u4": "unsigned int", "u1": "unsigned char"}[value.dtype.str[1:]]
+            value.tofile(tmp / f"{name}.bin")
+            lines += [f'  {ctype} *h{k} = ({ctype} *)hx_load("{tmp}/{name}.bin", {value.nbytes}), *a{k};',
+                      f"  cudaMalloc((void **)&a{k}, {value.nbytes} + 1);",  # device memory, as the shim checks
+                      f"  cudaMemcpy(a{k}, h{k}, {value.nbytes}, cudaMemcpyHostToDevice);"]  # fmt: skip
+            args.append(f"a{k}")
+            continue
+        args.append(f"{value!r}f" if isinstance(value, float) else str(value))
+    saves = [f'  cudaMemcpy(h{k}, a{k}, {v.nbytes}, cudaMemcpyDeviceToHost); hx_save("{tmp}/{name}.out", h{k}, {v.nbytes});'
+             for k, (name, v) in enumerate(values.items()) if isinstance(v, np.ndarray)]  # fmt: skip
+    g = ", ".join(str(grid.get(a, 1)) for a in "xyz")
+    source = "\n".join([
+        "#include <cuda_runtime.h>", "#include <cstdio>", "#include <cstdlib>",
+        launches_on_cpu(text, text),
+        "static void *hx_load(const char *p, size_t n) { void *b = malloc(n + 1); FILE *f = fopen(p, \"rb\");"
+        " if (n) fread(b, 1, n, f); fclose(f); return b; }",
+        "static void hx_save(const char *p, void *b, size_t n) { FILE *f = fopen(p, \"wb\"); fwrite(b, 1, n, f); fclose(f); }",
+        "int main() {", *lines,
+        f"  hx_cpu::launcher<{'true' if barriers else 'false'}, {bound}>({kernel}, dim3({g}), dim3({', '.join(map(str, block))}))({', '.join(args)});",
+        *saves, "  return 0;", "}",
+    ])  # fmt: skip
+    (tmp / "main.cu").write_text(source)
+    exe = tmp / "main"
+    build = subprocess.run([CXX, *FLAGS, "-I", str(INCLUDE), str(tmp / "main.cu"), "-o", str(exe)], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-3000:]
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env={"ASAN_OPTIONS": "detect_leaks=0"})
+    assert ran.returncode == 0 and "cuda_cpu:" not in ran.stderr, ran.stderr[-3000:]
+    return {n: np.fromfile(tmp / f"{n}.out", dtype=v.dtype) for n, v in values.items() if isinstance(v, np.ndarray)}
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
+@pytest.mark.parametrize(("file", "kernel"), _race_free(), ids=[f"{f}::{k}" for f, k in _race_free()])
+def test_translation_matches_the_cuda_shim(file: str, kernel: str, tmp_path: Path) -> None:
+    path = SUITE / file
+    fns = {f.name: f for f in run_frontend(str(path)).functions}
+    launch, call, host = _launch_of(fns, kernel)
+    env: dict[str, int | float] = {p.name: SIZES.get(p.name, 37) for p in host.params if not isinstance(p.type, ir.Pointer)}
+    probe, grid = bind(fns[kernel], call, launch, env, {})
+    cpu = compile_kernel(fns[kernel])
+    needs = footprint(cpu.model, {k: v for k, v in probe.items() if isinstance(v, int)}, grid)
+    arrays = _inputs(fns[kernel], needs, np.random.default_rng(7))
+    values, _ = bind(fns[kernel], call, launch, env, {})
+    values.update(arrays)
+    block = tuple(d or 1 for d in launch.block)
+    expected = _shim(path, kernel, dict(values), grid, block, arrays, tmp_path)
+    for parallel in (True, False):
+        mine = {n: a.copy() for n, a in arrays.items()}
+        cpu({**values, **mine}, grid, parallel)
+        for name, want in expected.items():
+            np.testing.assert_allclose(mine[name], want, rtol=1e-5, atol=1e-5, err_msg=f"{kernel}: `{name}`")
+
+
+def test_a_racy_kernel_is_refused() -> None:
+    fns = {f.name: f for f in run_frontend(str(SUITE / "synchronisation.cu")).functions}
+    with pytest.raises(NotTranslatable, match="data race"):
+        compile_kernel(fns["last_writer"])
+
+
+def test_a_host_function_runs_its_launches() -> None:
+    fns = {f.name: f for f in run_frontend(str(SUITE / "fixed_rows.cu")).functions}
+    sizes = {"n": 37, "m": 41}
+    needs = host_needs(fns, "host_fixed_rows", ("A", "s"), sizes)
+    assert needs == {"A": 36 * 64 + 41, "s": 37}
+    A = np.arange(needs["A"], dtype=np.float32)
+    s = np.full(needs["s"], 2.0, dtype=np.float32)
+    run = run_host(fns, "host_fixed_rows", {"A": A, "s": s}, sizes)
+    assert [name for name, _ in run.launches] == ["scale_rows"]
+    rows = np.arange(needs["A"], dtype=np.float32)
+    inside = (np.arange(needs["A"]) // 64 < 37) & (np.arange(needs["A"]) % 64 < 41)
+    np.testing.assert_array_equal(A, np.where(inside, 2 * rows, rows))

@@ -269,6 +269,37 @@ def run(plan: RunPlan, device: str, timeout_s: float, repeat: int, memory_limit_
                         memory_limit_bytes=memory_limit_bytes)  # fmt: skip
 
 
+CUDA_SUFFIXES = (".cu", ".cuh")
+
+
+def is_cuda(path: str) -> bool:
+    return path.endswith(CUDA_SUFFIXES)
+
+
+def run_cuda(path: str, text: str, function: str | None, params: Sequence[str], device: str,
+             timeout_s: float) -> tuple[str, bool]:  # fmt: skip
+    """`hexplore run FILE.cu`: the host function `function` (its kernels' CPU translation, on all
+    cores and on one thread, compared) in a worker process with a time limit; the report and
+    whether the two runs matched."""
+    from core_compiler.cuda.cpu import check_host
+    from core_compiler.runtime.worker import run_in_worker
+
+    if device != "cpu":
+        raise CommandError(f"a CUDA file runs on the CPU here (--device cpu): its kernels on `{device}` are not supported yet")
+    if function is None:
+        raise CommandError(f"run needs --function HOST for {path}: the host function whose kernel launches to run")
+    try:
+        sizes = dict(_param(p) for p in params)
+    except ValueError as e:
+        raise CommandError(str(e)) from e
+    outcome = run_in_worker(check_host, (path, text, function, sizes), timeout_s=timeout_s)
+    if outcome.error is not None:
+        raise CommandError(f"{function}: {outcome.error.message}")
+    report = outcome.value
+    assert report is not None
+    return report.text(), report.match
+
+
 def run_timeout(text: str) -> float:
     """``--timeout S``: a positive, finite number of seconds (`run.MAX_TIMEOUT_S` at most)."""
     try:

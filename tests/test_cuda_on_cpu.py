@@ -156,3 +156,14 @@ def test_a_host_function_runs_its_launches() -> None:
     rows = np.arange(needs["A"], dtype=np.float32)
     inside = (np.arange(needs["A"]) // 64 < 37) & (np.arange(needs["A"]) % 64 < 41)
     np.testing.assert_array_equal(A, np.where(inside, 2 * rows, rows))
+
+
+def test_hexplore_run_on_a_cuda_file(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.cli import main
+
+    path = str(SUITE / "transpose.cu")
+    assert main(["run", path, "--function", "run_transpose", "--param", "width=37", "--param", "height=41"]) == 0
+    out = capsys.readouterr().out
+    assert "3 launch(es)" in out and "transpose_padded" in out and out.rstrip().endswith("match")
+    assert main(["run", str(SUITE / "matmul.cu"), "--function", "run_matmul"]) == 2
+    assert "`matmul_tiled_no_first_sync` has a data race" in capsys.readouterr().err

@@ -242,6 +242,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     text = _read(args.file)
     if text is None:
         return 2
+    if commands.is_cuda(args.file):
+        return _run_cuda(args, text)
     try:
         if not args.function:
             args.function = commands.function_to_run(args.file, text, _parse_options(args))
@@ -257,6 +259,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if report.message and not report.match and report.optimized_s == 0.0:
         return 2 if args.device == "cuda" else 1
     return 1 if args.check and not report.match else 0
+
+
+def _run_cuda(args: argparse.Namespace, text: str) -> int:
+    """A CUDA file: its host function's launches through the kernels' CPU translation."""
+    try:
+        report, match = commands.run_cuda(args.file, text, args.function, args.param, args.device,
+                                          commands.run_timeout(args.timeout))  # fmt: skip
+    except CommandError as e:
+        return _error(e)
+    print(report)
+    return 0 if match else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -263,3 +263,69 @@ def _number(e: ir.Expr, env: Mapping[str, int | float], typ: ir.CType) -> int | 
         if isinstance(e, ir.FloatLit):
             return float(e.value)
     return _int(e, env)
+
+
+# ------------------------------------------------------------------------------ `hexplore run` on CUDA
+
+
+@dataclass(frozen=True)
+class CudaRunReport:
+    """`hexplore run FILE.cu --function HOST`: the host function run through the CPU translation on
+    all cores, checked against the same translation on one thread (blocks in order)."""
+
+    function: str
+    sizes: dict[str, int]
+    launches: tuple[tuple[str, float, float], ...]  # kernel, seconds in parallel, seconds on one thread
+    mismatched: tuple[str, ...]  # arrays that differ between the two runs
+
+    @property
+    def match(self) -> bool:
+        return not self.mismatched
+
+    def text(self) -> str:
+        sizes = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
+        lines = [f"CUDA on the CPU: {self.function}({sizes}), {len(self.launches)} launch(es), each kernel "
+                 "translated from its model (blocks in parallel with OpenMP, threads as loops between barriers)"]  # fmt: skip
+        width = max((len(k) for k, _, _ in self.launches), default=0)
+        for kernel, par, seq in self.launches:
+            lines.append(f"  {kernel:<{width}}  all cores {_ms(par)}  one thread {_ms(seq)}")
+        verdict = "match" if self.match else f"DIFFER: {', '.join(self.mismatched)}"
+        lines.append(f"arrays on all cores vs one thread: {verdict}")
+        return "\n".join(lines)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:8.3f} ms"
+
+
+def check_host(path: str, text: str | None, host: str, sizes: Mapping[str, int]) -> CudaRunReport:
+    """Run `host` of `path` on deterministic inputs twice: in parallel and on one thread."""
+    from core_compiler.frontend import run_frontend
+
+    functions = {f.name: f for f in run_frontend(path, text).functions}
+    if host not in functions:
+        raise NotTranslatable(f"no function `{host}` in {path}")
+    fn = functions[host]
+    pointers = [p for p in fn.params if isinstance(p.type, ir.Pointer)]
+    scalars: dict[str, int | float] = {p.name: sizes.get(p.name, 64) for p in fn.params if p not in pointers}
+    needs = host_needs(functions, host, tuple(p.name for p in pointers), scalars)
+    rng = np.random.default_rng(0)
+    inputs = {p.name: _random(p.type, needs.get(p.name, 0), rng) for p in pointers}
+    runs = []
+    for parallel in (True, False):
+        arrays = {k: v.copy() for k, v in inputs.items()}
+        runs.append((arrays, run_host(functions, host, arrays, scalars, parallel)))
+    (par, par_run), (seq, seq_run) = runs
+    differ = tuple(k for k in inputs if not np.allclose(par[k], seq[k], rtol=1e-5, atol=1e-6, equal_nan=True))
+    timed = tuple((k, a, b) for (k, a), (_, b) in zip(par_run.launches, seq_run.launches, strict=True))
+    return CudaRunReport(host, {k: int(v) for k, v in scalars.items()}, timed, differ)
+
+
+def _random(typ: ir.CType, count: int, rng: np.random.Generator) -> np.ndarray:
+    assert isinstance(typ, ir.Pointer)
+    elem = typ.pointee
+    dtype = scalar_dtype(str(elem).replace("const ", "")) if isinstance(elem, ir.Scalar) else np.dtype(np.float64)
+    size = max(count, 1)
+    if dtype.kind == "f":
+        return rng.random(size).astype(dtype)
+    return rng.integers(0, 10, size).astype(dtype)

@@ -3,7 +3,8 @@ translated by `core_compiler.cuda.cpu` (lockstep loops over its model, LLVM, Ope
 against the same kernel run by the CUDA runtime shim of `tests/cuda_cpu` (g++, the threads of a
 block as fibers that `__syncthreads()` switches between): two independent readings of CUDA's
 semantics, on the same inputs, with the launch of the file at sizes that are no multiple of the
-block (37, 41). The translation also runs on one thread and must give the same arrays.
+block (37, 41). (`hexplore run` compares the translation on all cores with one thread.) Then the
+same programs split over 1, 2 and 4 simulated devices (`core_compiler.cuda.devices`).
 """
 
 from __future__ import annotations
@@ -131,11 +132,10 @@ def test_translation_matches_the_cuda_shim(file: str, kernel: str, tmp_path: Pat
     values.update(arrays)
     block = tuple(d or 1 for d in launch.block)
     expected = _shim(path, kernel, dict(values), grid, block, arrays, tmp_path)
-    for parallel in (True, False):
-        mine = {n: a.copy() for n, a in arrays.items()}
-        cpu({**values, **mine}, grid, parallel)
-        for name, want in expected.items():
-            np.testing.assert_allclose(mine[name], want, rtol=1e-5, atol=1e-5, err_msg=f"{kernel}: `{name}`")
+    mine = {n: a.copy() for n, a in arrays.items()}
+    cpu({**values, **mine}, grid)
+    for name, want in expected.items():
+        np.testing.assert_allclose(mine[name], want, rtol=1e-5, atol=1e-5, err_msg=f"{kernel}: `{name}`")
 
 
 def test_a_racy_kernel_is_refused() -> None:
@@ -167,3 +167,50 @@ def test_hexplore_run_on_a_cuda_file(capsys: pytest.CaptureFixture[str]) -> None
     assert "3 launch(es)" in out and "transpose_padded" in out and out.rstrip().endswith("match")
     assert main(["run", str(SUITE / "matmul.cu"), "--function", "run_matmul"]) == 2
     assert "`matmul_tiled_no_first_sync` has a data race" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ several devices
+
+PROGRAMS = [
+    ("heat.cu", "run_heat", {"n": 45, "steps": 2}),
+    ("transpose.cu", "run_transpose", {"width": 70, "height": 41}),
+    ("memory_access.cu", "run_memory_access", {"m": 37, "n": 41}),
+    ("fixed_rows.cu", "host_fixed_rows", {"n": 37, "m": 41}),
+]
+
+
+@pytest.mark.parametrize(("file", "host", "sizes"), PROGRAMS, ids=[p[1] for p in PROGRAMS])
+def test_several_devices_give_the_arrays_of_one(file: str, host: str, sizes: dict[str, int]) -> None:
+    """Each launch split over N devices by its outermost block axis, each device receiving only
+    the rows its blocks read and lack (`cuda.devices`): the arrays equal one device's, bit for
+    bit, for N = 1, 2, 4; and a device moves no more than the whole arrays each launch."""
+    from core_compiler.cuda.devices import Devices
+
+    fns = {f.name: f for f in run_frontend(str(SUITE / file)).functions}
+    pointers = tuple(p.name for p in fns[host].params if isinstance(p.type, ir.Pointer))
+    needs = host_needs(fns, host, pointers, sizes)
+    rng = np.random.default_rng(3)
+    base = {p: rng.random(max(needs.get(p, 0), 1)).astype(np.float32) for p in pointers}
+    one = {k: v.copy() for k, v in base.items()}
+    run_host(fns, host, one, sizes)
+    for count in (1, 2, 4):
+        arrays = {k: v.copy() for k, v in base.items()}
+        devices = Devices(count)
+        run = run_host(fns, host, arrays, sizes, launcher=devices)
+        for name in pointers:
+            np.testing.assert_array_equal(arrays[name], one[name], err_msg=f"{count} devices: `{name}`")
+        whole = sum(a.nbytes for a in base.values()) * len(run.launches)
+        assert all(0 <= moved_in <= whole for moved_in, _ in devices.moved())
+
+
+def test_a_stencil_split_moves_boundary_rows_after_its_first_launch() -> None:
+    from core_compiler.cuda.devices import Devices
+
+    fns = {f.name: f for f in run_frontend(str(SUITE / "heat.cu")).functions}
+    n, row = 96, 96 * 4
+    arrays = {"a": np.ones(n * n, dtype=np.float32), "b": np.ones(n * n, dtype=np.float32)}
+    devices = Devices(2)
+    run_host(fns, "run_heat", arrays, {"n": n, "steps": 3}, launcher=devices)
+    received = sum(moved_in for moved_in, _ in devices.moved())
+    # both arrays once, and per later launch one boundary row each way: far below 6 whole copies
+    assert received == 2 * n * n * 4 + 5 * 2 * row + 2 * row

@@ -23,7 +23,7 @@ too): each launch's grid from its expressions, each kernel JIT-compiled once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -76,11 +76,16 @@ def _union(km: KernelModel, f: object) -> isl.UnionMap:
     return out
 
 
-@dataclass(frozen=True, eq=False)
 class CpuKernel:
-    model: KernelModel
-    jit: JitFunction
-    sequential: JitFunction
+    """A kernel's CPU translation, JIT-compiled for all cores, and for one thread when first asked."""
+
+    def __init__(self, model: KernelModel, ast: isl.AstNode, name: str) -> None:
+        self.model, self._ast, self._name = model, ast, name
+        self.jit = jit_compile(lower_cpu(model.scop, ast, name, parallel=True))
+
+    @functools.cached_property
+    def sequential(self) -> JitFunction:
+        return jit_compile(lower_cpu(self.model.scop, self._ast, self._name + "_seq", parallel=False))
 
     def __call__(self, values: Mapping[str, object], grid: Mapping[str, int], parallel: bool = True) -> float:
         """Run on `values` (the kernel's arguments by name: arrays written in place) over `grid`
@@ -102,11 +107,7 @@ def compile_kernel(fn: ir.Function) -> CpuKernel:
     if races.races(km, timing) or races.divergent_barriers(km, timing):
         raise NotTranslatable(f"the kernel `{fn.name}` has a data race or a divergent barrier: its result "
                               "depends on how its threads interleave, so no CPU translation reproduces it")  # fmt: skip
-    ast = build_ast(km.scop, lockstep_schedule(km))
-    name = f"hx_cuda_{fn.name}"
-    parallel = jit_compile(lower_cpu(km.scop, ast, name, parallel=True))
-    sequential = jit_compile(lower_cpu(km.scop, ast, name + "_seq", parallel=False))
-    return CpuKernel(km, parallel, sequential)
+    return CpuKernel(km, build_ast(km.scop, lockstep_schedule(km)), f"hx_cuda_{fn.name}")
 
 
 def _scratch(km: KernelModel, env: Mapping[str, int]) -> dict[str, np.ndarray]:
@@ -165,13 +166,18 @@ class HostRun:
     launches: list[tuple[str, float]] = field(default_factory=list)
     dry: bool = False
     needs: dict[str, int] = field(default_factory=dict)
+    launcher: Launcher | None = None  # how a launch runs (`devices.Devices` splits it); None: at once
+
+
+Launcher = Callable[[ir.Function, "CpuKernel", dict[str, object], dict[str, int], bool], float]
 
 
 def run_host(functions: Mapping[str, ir.Function], host: str, arrays: Mapping[str, np.ndarray],
-             scalars: Mapping[str, int | float], parallel: bool = True) -> HostRun:  # fmt: skip
+             scalars: Mapping[str, int | float], parallel: bool = True, launcher: Launcher | None = None) -> HostRun:  # fmt: skip
     """Run `host`, whose body is kernel launches (in `for` loops, with `int` declarations),
-    with its array parameters bound to `arrays` (written in place) and its scalars to `scalars`."""
-    return _run(functions, host, HostRun(dict(arrays)), scalars, parallel)
+    with its array parameters bound to `arrays` (written in place) and its scalars to `scalars`;
+    `launcher` runs each launch (default: the whole grid at once)."""
+    return _run(functions, host, HostRun(dict(arrays), launcher=launcher), scalars, parallel)
 
 
 def host_needs(functions: Mapping[str, ir.Function], host: str, arrays: tuple[str, ...],
@@ -225,7 +231,7 @@ def bind(kernel: ir.Function, call: ir.Call, launch: ir.Launch, env: Mapping[str
 def _launch(call: ir.Call, launch: ir.Launch, functions: Mapping[str, ir.Function], env: dict[str, int | float],
             run: HostRun, parallel: bool) -> None:  # fmt: skip
     kernel = functions[call.name]
-    cpu = _compiled(kernel)
+    cpu = compiled(kernel)
     values, grid = bind(kernel, call, launch, env, run.arrays)
     if any(v is None for v in values.values()):
         raise NotTranslatable(f"line {launch.range.line}: `{call.name}` is given an array that is not a parameter of the host function")
@@ -241,11 +247,13 @@ def _launch(call: ir.Call, launch: ir.Launch, functions: Mapping[str, ir.Functio
         if have.size < count:
             raise NotTranslatable(f"`{call.name}` at line {launch.range.line} touches {count} elements of "
                                   f"`{name}`, which has {have.size}")  # fmt: skip
-    run.launches.append((call.name, cpu(values, grid, parallel)))
+    seconds = run.launcher(kernel, cpu, values, grid, parallel) if run.launcher else cpu(values, grid, parallel)
+    run.launches.append((call.name, seconds))
 
 
 @functools.lru_cache(maxsize=64)
-def _compiled(kernel: ir.Function) -> CpuKernel:
+def compiled(kernel: ir.Function) -> CpuKernel:
+    """`compile_kernel`, once per kernel and process."""
     return compile_kernel(kernel)
 
 

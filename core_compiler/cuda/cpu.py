@@ -3,13 +3,15 @@
 A race-free kernel gives the same result however its threads interleave, as long as each thread
 runs its statements in order and no thread passes a barrier before every thread of its block
 reached it. *Lockstep* is one such interleaving: every instance is scheduled at its block, then
-its time within the thread (`races.Timing`), then its thread::
+its time within the thread (`races.Timing`) down to the innermost loop around it that holds a
+barrier, then its thread, then the rest of its time::
 
     for (blockIdx.y, blockIdx.x)        parallel (OpenMP): blocks never synchronise
-      for t:                            the kernel's own loops, barrier to barrier
-        __syncthreads() phases follow from the order: all threads finish one before the next
-        for (threadIdx.y, threadIdx.x)  a loop over the block's threads at each statement
-          S(...)
+      for t:                            a loop of the kernel that holds barriers
+        for (threadIdx.y, threadIdx.x)  the block's threads, one phase (barrier to barrier) each
+          As[ty][tx] = ...
+        for (threadIdx.y, threadIdx.x)
+          for k: sum += As[ty][k] * Bs[k][tx]    a loop without barriers, whole per thread
 
 (Polygeist's fission at barriers, with the loops around barriers interchanged outward.) Values
 that cross a barrier are the model's expanded locals: one element per thread (``acc``), one
@@ -38,6 +40,7 @@ from core_compiler.frontend import ir
 from core_compiler.llvm.cpu_lowering import lower_cpu
 from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype
 from core_compiler.scop.affine import isl_name
+from core_compiler.scop.model import Statement
 from core_compiler.source import SourceRange
 from core_compiler.transform.cpu_schedule import PARALLEL_MARK, build_ast
 
@@ -47,15 +50,24 @@ class NotTranslatable(UsageError):
 
 
 def lockstep_schedule(km: KernelModel) -> isl.Schedule:
-    """Blocks (one band, marked parallel), then each thread's time, then the threads."""
+    """Blocks (one band, marked parallel), then each thread's time down to its innermost loop that
+    holds a barrier, then the threads, then the rest of its time: a thread runs a loop without a
+    barrier (`for k: sum += ...`) through before the next thread starts it."""
     timing = races.Timing(km)
     depth = timing.project.dim(isl.dim_type.in_)
     names = [f"t{k}" for k in range(depth)]
     blocks = [names[2 * k + 1] for k in range(km.n_block)]
-    local = names[2 * km.n_grid :]
     threads = [names[2 * k + 1] for k in range(km.n_block, km.n_grid)]
-    order = isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(local + threads)}] }}")
-    inner = _union(km, lambda st: st.schedule.apply_range(order))
+    synced = {loop.id for b in timing.barriers for loop in b.info.loops}
+
+    def order(st: Statement) -> isl.Map:
+        local = names[2 * km.n_grid :]
+        k = sum(1 for loop in st.info.loops[km.n_grid :] if loop.id in synced)
+        cut = 2 * k + 1 if timing.barriers else 0  # without barriers each thread runs through
+        out = local[:cut] + threads + local[cut:]
+        return isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}")
+
+    inner = _union(km, lambda st: st.schedule.apply_range(order(st)))
     schedule = isl.Schedule.from_domain(km.scop.domains()).insert_partial_schedule(
         isl.MultiUnionPwAff.from_union_map(inner)
     )

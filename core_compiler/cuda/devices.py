@@ -113,16 +113,28 @@ class Devices:
         for device, lo, hi in plans:
             at = {**ints, FIRST: lo, END: hi} if split else ints
             mine = {n: self._fetch(device, km, n, a, at) for n, a in arrays.items()}
-            before = {n: a.copy() for n, a in mine.items()}
+            spans = {n: self._span(km, n, a, at) for n, a in arrays.items()}
+            before = {n: mine[n][lo:hi].copy() for n, (lo, hi) in spans.items()}
             seconds += cpu({**values, **mine, **(at if split else {})}, grid, parallel)
             for name, host in arrays.items():
-                changed = mine[name] != before[name]
-                if (changed & written[name]).any():
+                lo, hi = spans[name]
+                changed = np.zeros(host.size, dtype=bool)
+                changed[lo:hi] = mine[name][lo:hi] != before[name]
+                if (changed[lo:hi] & written[name][lo:hi]).any():
                     raise NotTranslatable(f"`{kernel.name}`: the blocks of two devices write the same "
                                           f"elements of `{name}`, so the launch is not split")  # fmt: skip
-                written[name] |= changed
+                written[name][lo:hi] |= changed[lo:hi]
                 self._write_back(device, km, name, host, changed, at)
         return seconds
+
+    @staticmethod
+    def _span(km: KernelModel, name: str, host: np.ndarray, at: dict[str, int]) -> tuple[int, int]:
+        """The elements of the rows the device may write, as a slice of the flat array."""
+        span = rows(km, name, at, writes=True)
+        if span is None:
+            return 0, 0
+        step = row_size(km, name, at)
+        return max(span[0], 0) * step, min(span[1] * step, host.size)
 
     def _fetch(self, device: Device, km: KernelModel, name: str, host: np.ndarray, at: dict[str, int]) -> np.ndarray:
         key = id(host)

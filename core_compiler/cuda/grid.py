@@ -194,11 +194,41 @@ def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozens
     params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes)
     inner, flat, row_notes = rows(inner, fn.params)  # before `row` is replaced by what it is set to
     inner, notes = induction.substituted(inner, flat + params)
+    inner = _without_dead_locals(inner)
     outer: tuple[ir.Stmt, ...] = (*shared, ir.Decl(BARRIER, _INT, None, fn.range), *inner)
     for axis in reversed(shape.block_axes):
         outer = (_loop(f"blockIdx.{axis}", ir.Var(f"gridDim.{axis}", fn.range, _INT), outer, fn.range),)
     nest = replace(fn, body=outer, params=flat + params, is_cuda_kernel=False)
     return nest, frozenset(rewrite.atomic), [*rewrite.notes, *notes, *row_notes]
+
+
+def _without_dead_locals(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+    """`int i = blockIdx.x * blockDim.x + threadIdx.x;` once every use of `i` reads the expression
+    (`induction`): the declaration without its (dead) value, which the model would store per thread."""
+    read = {e.name for e in ir.all_exprs(body) if isinstance(e, ir.Var)}
+    assigned = {s.target.name for s in _all_statements(body) if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var)}
+
+    def keep(s: ir.Stmt) -> ir.Stmt:
+        if isinstance(s, ir.Decl) and s.init is not None and isinstance(s.type, ir.Scalar) and s.name not in read | assigned:
+            return replace(s, init=None)
+        return s
+
+    return _map_statements(body, keep)
+
+
+def _all_statements(stmts: tuple[ir.Stmt, ...]) -> list[ir.Stmt]:
+    return [x for s in stmts for x in (s, *_all_statements(ir.sub_statements(s)))]
+
+
+def _map_statements(stmts: tuple[ir.Stmt, ...], f: Callable[[ir.Stmt], ir.Stmt]) -> tuple[ir.Stmt, ...]:
+    out = []
+    for s in stmts:
+        if isinstance(s, ir.For | ir.OtherLoop | ir.OpaqueStmt):
+            s = replace(s, body=_map_statements(s.body, f))
+        elif isinstance(s, ir.If):
+            s = replace(s, then=_map_statements(s.then, f), other=_map_statements(s.other, f))
+        out.append(f(s))
+    return tuple(out)
 
 
 def _loop(var: str, bound: ir.Expr, body: tuple[ir.Stmt, ...], rng: SourceRange) -> ir.For:

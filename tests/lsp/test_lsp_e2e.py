@@ -355,3 +355,15 @@ async def test_bad_requests_get_errors_and_the_server_keeps_answering(
         await _raw_request(client, f"bad-{method}-{message}", method, params)
     result = await _request(client, "hexplore/functions", {"uri": fixture_uri("indirect.c")})
     assert [f["name"] for f in result] == ["histogram", "report"]
+
+
+async def test_a_race_in_a_cuda_kernel_is_a_warning(client: LanguageClient) -> None:
+    """A `.cu` file: the kernel's model finds the race; the diagnostic is a warning on the write,
+    with the other access's range and the witness in its data."""
+    uri = open_fixture(client, "races.cu")
+    diags = await published(client, uri, 1)
+    races = [d for d in diags if d.code == "DataRace"]  # with `a[i - 1]` and with `a[i + 1]`
+    assert len(races) == 2 and {d.severity for d in races} == {WARN}
+    assert {(d.range.start.line, d.range.start.character, d.range.end.character) for d in races} == {(4, 4, 8)}
+    assert sorted(re.search(r"reads `(a\[i [-+] 1\])`", d.message)[1] for d in races) == ["a[i + 1]", "a[i - 1]"]  # type: ignore[index]
+    assert any(d.code == "CudaKernelModeled" for d in diags)

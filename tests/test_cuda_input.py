@@ -36,7 +36,7 @@ FINDINGS = frozenset(
     }
 )
 EXPECT = re.compile(r"//\s*expect:\s*(.*?)\s*$")
-KERNEL = re.compile(r"^__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s+)?(\w+)\s*\(", re.MULTILINE)
+KERNEL = re.compile(r"^(?:template\s*<[^>]*>\s*)?__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s+)?(\w+)\s*\(", re.MULTILINE)
 
 # Kernels where hexplore's findings differ from the `expect` comments (the lead fixes the model;
 # a fix makes the strict xfail fail: remove the entry then).

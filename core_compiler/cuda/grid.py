@@ -105,7 +105,7 @@ def model_kernel(fn: ir.Function, max_operations: int) -> tuple[KernelModel | No
     ctx.set_max_operations(max_operations)
     scop = build_model(fn.name, 0, region, ctx)
     remarks += assumption_remarks(region, fn.name)
-    shared = frozenset(s.name for s in fn.body if isinstance(s, ir.Decl) and s.shared)
+    shared = frozenset(s.name for s in _all_statements(fn.body) if isinstance(s, ir.Decl) and s.shared)
     return KernelModel(fn, nest, shape, scop, atomic, shared), remarks
 
 
@@ -184,10 +184,8 @@ def _builtins(stmts: tuple[ir.Stmt, ...]) -> set[str]:
 def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozenset[SourceRange], list[ir.Note]]:
     """The kernel as loops over blocks and threads (module docstring), the ranges of its atomic
     updates, and notes on what was read differently."""
-    rewrite = _Rewrite(shape)
-    body = rewrite.block(fn.body)
-    shared = tuple(s for s in body if isinstance(s, ir.Decl) and s.shared)
-    rest = tuple(s for s in body if not (isinstance(s, ir.Decl) and s.shared))
+    rewrite = _Rewrite(shape, _template_values(fn))
+    rest, shared = _hoisted(rewrite.block(fn.body))
     inner: tuple[ir.Stmt, ...] = rest
     for axis in reversed(shape.thread_axes):
         inner = (_loop(f"threadIdx.{axis}", ir.IntLit(shape.block[axis], fn.range), inner, fn.range),)
@@ -198,7 +196,9 @@ def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozens
     outer: tuple[ir.Stmt, ...] = (*shared, ir.Decl(BARRIER, _INT, None, fn.range), *inner)
     for axis in reversed(shape.block_axes):
         outer = (_loop(f"blockIdx.{axis}", ir.Var(f"gridDim.{axis}", fn.range, _INT), outer, fn.range),)
-    nest = replace(fn, body=outer, params=flat + params, is_cuda_kernel=False)
+    names = {d.name for d in shared}  # `extern __shared__ float s[];` is no global of the file
+    globals_ = tuple(g for g in fn.globals if g.name not in names)
+    nest = replace(fn, body=outer, params=flat + params, is_cuda_kernel=False, globals=globals_)
     return nest, frozenset(rewrite.atomic), [*rewrite.notes, *notes, *row_notes]
 
 
@@ -231,6 +231,48 @@ def _map_statements(stmts: tuple[ir.Stmt, ...], f: Callable[[ir.Stmt], ir.Stmt])
     return tuple(out)
 
 
+DYNAMIC_SHARED = 1 << 14  # the elements of an `extern __shared__ float s[];` (its size is the launch's)
+
+
+def _hoisted(body: tuple[ir.Stmt, ...]) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Decl, ...]]:
+    """The `__shared__` declarations, wherever they are in the kernel (one array per block
+    whatever their scope), out of `body`; ``extern __shared__ s[]`` sized `DYNAMIC_SHARED`."""
+    shared: list[ir.Decl] = []
+
+    def strip(stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            if isinstance(s, ir.Decl) and s.shared:
+                shared.append(_sized(s))
+            elif isinstance(s, ir.For | ir.OtherLoop | ir.OpaqueStmt):
+                out.append(replace(s, body=strip(s.body)))
+            elif isinstance(s, ir.If):
+                out.append(replace(s, then=strip(s.then), other=strip(s.other)))
+            else:
+                out.append(s)
+        return tuple(out)
+
+    rest = strip(body)
+    return rest, tuple(shared)
+
+
+def _sized(d: ir.Decl) -> ir.Decl:
+    typ = d.type
+    if isinstance(typ, ir.Array) and typ.dims and typ.dims[0] is None:
+        return replace(d, type=replace(typ, dims=(ir.IntLit(DYNAMIC_SHARED, d.range), *typ.dims[1:])))
+    if isinstance(typ, ir.Pointer):
+        return replace(d, type=ir.Array(typ.pointee, (ir.IntLit(DYNAMIC_SHARED, d.range),)))
+    return d
+
+
+def _template_values(fn: ir.Function) -> dict[str, int]:
+    """A template kernel's integer parameters as its first launch instantiates them."""
+    if not fn.template_params or not fn.launches:
+        return {}
+    args = [a for a in fn.launches[0].template_args]
+    return {name: value for name, value in zip(fn.template_params, args, strict=False) if value is not None}
+
+
 def _loop(var: str, bound: ir.Expr, body: tuple[ir.Stmt, ...], rng: SourceRange) -> ir.For:
     cond = ir.Binary("<", ir.Var(var, rng, _INT), bound, rng)
     return ir.For(var, ir.IntLit(0, rng), cond, 1, body, rng, rng, True)
@@ -239,6 +281,7 @@ def _loop(var: str, bound: ir.Expr, body: tuple[ir.Stmt, ...], rng: SourceRange)
 @dataclass
 class _Rewrite:
     shape: GridShape
+    constants: dict[str, int]  # template parameters, by their value in the launch
     atomic: set[SourceRange] = None  # type: ignore[assignment]
     notes: list[ir.Note] = None  # type: ignore[assignment]
 
@@ -313,6 +356,8 @@ class _Rewrite:
         return ir.map_expr(e, self._builtin)
 
     def _builtin(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Var) and e.name in self.constants:
+            return ir.IntLit(self.constants[e.name], e.range)
         if not isinstance(e, ir.Var) or "." not in e.name:
             return e
         if e.name.startswith("blockDim."):

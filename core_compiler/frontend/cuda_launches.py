@@ -69,8 +69,21 @@ def _launch(call: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange], expr_
     grid, block = _dim3(dims[0]), _dim3(dims[1])
     return ir.Launch(
         call.spelling, _constants(grid), _constants(block), range_of(call),
-        _exprs(grid, call, range_of, expr_of), _exprs(block, call, range_of, expr_of),
+        _exprs(grid, call, range_of, expr_of), _exprs(block, call, range_of, expr_of), _template_args(children[0]),
     )  # fmt: skip
+
+
+def _template_args(callee: ci.Cursor) -> tuple[int | None, ...]:
+    """`kernel<32, 8>` launched: its template arguments, the integers as values (others None)."""
+    while callee.kind == K.UNEXPOSED_EXPR and list(callee.get_children()):
+        callee = next(iter(callee.get_children()))
+    spec = callee.referenced if callee.kind == K.DECL_REF_EXPR else None
+    if spec is None or spec.get_num_template_arguments() <= 0:
+        return ()
+    return tuple(
+        spec.get_template_argument_value(i) if spec.get_template_argument_kind(i) == ci.TemplateArgumentKind.INTEGRAL else None
+        for i in range(spec.get_num_template_arguments())
+    )
 
 
 def _constants(dims: list[ci.Cursor | int]) -> Dim3:

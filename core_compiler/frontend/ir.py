@@ -330,6 +330,7 @@ class Launch:
     range: SourceRange
     grid_exprs: tuple[Expr, ...] = ()  # x, y, z as written (`(n + 255) / 256`), for a run on the CPU
     block_exprs: tuple[Expr, ...] = ()
+    template_args: tuple[int | None, ...] = ()  # `kernel<32><<<...>>>`: the integer template arguments
 
 
 @dataclass(frozen=True)
@@ -345,6 +346,7 @@ class Function:
     notes: tuple[Note, ...] = ()
     globals: tuple[Param, ...] = ()  # the file-scope variables it uses, and its `const` tables
     launches: tuple[Launch, ...] = ()  # a `__global__` kernel's launches anywhere in the file
+    template_params: tuple[str, ...] = ()  # a template kernel's integer parameters (`BLOCK_SIZE`)
 
     @property
     def inputs(self) -> tuple[Param, ...]:

@@ -108,6 +108,7 @@ class Lowerer:
             notes=tuple(self._notes),
             globals=tuple(self._globals.values()),
             launches=self._kernel_launches(cur) if is_kernel else (),
+            template_params=tuple(c.spelling for c in cur.get_children() if c.kind == K.TEMPLATE_NON_TYPE_PARAMETER),
         )
 
     def _kernel_launches(self, kernel: ci.Cursor) -> tuple[ir.Launch, ...]:
@@ -226,6 +227,8 @@ class Lowerer:
             setting = pointers.pointer_assignment(_unwrap(cur))
             if setting is None or not self.pointer_alias(*setting, rng):
                 yield from assignment_chain(self, cur)
+        elif kind == K.UNEXPOSED_STMT and _one_statement(cur) is not None:
+            yield from self.stmt(_one_statement(cur))  # type: ignore[arg-type]  # `#pragma unroll` before a loop
         else:
             word = kind.name.lower().replace("_stmt", "")
             nested = [c for c in cur.get_children() if c.kind.is_statement()]
@@ -606,6 +609,14 @@ class Lowerer:
         a = self._line_offsets[rng.line - 1] + rng.col - 1
         b = self._line_offsets[rng.end_line - 1] + rng.end_col - 1
         return self.text[a:b]
+
+
+def _one_statement(cur: ci.Cursor) -> ci.Cursor | None:
+    """The statement an attributed statement wraps (clang's ``AttributedStmt``: a loop hint such
+    as ``#pragma unroll`` before a ``for``), or None."""
+    children = list(cur.get_children())
+    inner = [c for c in children if c.kind.is_statement()]
+    return inner[0] if len(inner) == 1 and len(children) == 1 and inner[0].kind == K.FOR_STMT else None
 
 
 def _line_offsets(text: str) -> list[int]:

@@ -88,3 +88,28 @@ __device__ float atomicAdd(float *address, float val);
 __device__ double atomicAdd(double *address, double val);
 __device__ int atomicMax(int *address, int val);
 __device__ int atomicMin(int *address, int val);
+
+/* warp-level primitives and device intrinsics (declarations only; a kernel calling them is not
+   modeled, but the file parses) */
+__device__ void __syncwarp(unsigned mask = 0xffffffff);
+__device__ unsigned __activemask(void);
+__device__ unsigned __ballot_sync(unsigned mask, int predicate);
+__device__ int __any_sync(unsigned mask, int predicate);
+__device__ int __all_sync(unsigned mask, int predicate);
+template <class T> __device__ T __shfl_sync(unsigned mask, T var, int src, int width = 32);
+template <class T> __device__ T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32);
+template <class T> __device__ T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32);
+template <class T> __device__ T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32);
+template <class T> __device__ T __ldg(const T *p);
+__device__ int __popc(unsigned x);
+__device__ int __clz(int x);
+__device__ int __ffs(int x);
+__device__ float __fdividef(float x, float y);
+__device__ float __expf(float x);
+__device__ float __logf(float x);
+__device__ float __sinf(float x);
+__device__ float __cosf(float x);
+__device__ float __saturatef(float x);
+__device__ float rsqrtf(float x);
+__device__ double rsqrt(double x);
+__device__ void __threadfence_block(void);

@@ -201,7 +201,7 @@ def test_cuda_remark_messages_golden(file: str, golden) -> None:  # type: ignore
 
 # ------------------------------------------------------------------------------ hexplore's own CUDA
 
-OWN = ("gemm", "jacobi_2d", "2mm", "heat_3d", "soft_threshold", "lu")
+OWN = ("gemm", "jacobi_2d", "heat_3d", "soft_threshold", "lu", "2mm")
 
 
 @pytest.mark.slow  # the GPU pipeline for each kernel (about 2 s each)

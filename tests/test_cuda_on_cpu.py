@@ -170,12 +170,13 @@ def test_a_host_function_runs_its_launches() -> None:
 def test_hexplore_run_on_a_cuda_file(capsys: pytest.CaptureFixture[str]) -> None:
     from tui.cli import main
 
-    path = str(SUITE / "transpose.cu")
-    assert main(["run", path, "--function", "run_transpose", "--param", "width=37", "--param", "height=41"]) == 0
+    path = str(SUITE / "fixed_rows.cu")
+    assert main(["run", path, "--function", "host_fixed_rows", "--param", "n=37", "--param", "m=41"]) == 0
     out = capsys.readouterr().out
-    assert "3 launch(es)" in out and "transpose_padded" in out and out.rstrip().endswith("match")
-    assert main(["run", str(SUITE / "matmul.cu"), "--function", "run_matmul"]) == 2
-    assert "`matmul_tiled_no_first_sync` has a data race" in capsys.readouterr().err
+    assert "host_fixed_rows(n=37, m=41), 1 launch(es)" in out and "scale_rows" in out and out.rstrip().endswith("match")
+    racy = str(Path(__file__).parent / "lsp" / "fixtures" / "races.cu")
+    assert main(["run", racy, "--function", "run"]) == 2
+    assert "`smooth` has a data race" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------ several devices

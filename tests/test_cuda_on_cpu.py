@@ -1,8 +1,9 @@
 """CUDA on the CPU (issue 28, item 3): each race-free kernel of the CUDA suite (`tests/cuda_input`)
 translated by `core_compiler.cuda.cpu` (lockstep loops over its model, LLVM, OpenMP over blocks)
 against the same kernel run by the CUDA runtime shim of `tests/cuda_cpu` (g++, the threads of a
-block as fibers that `__syncthreads()` switches between): two independent readings of CUDA's
-semantics, on the same inputs, with the launch of the file at sizes that are no multiple of the
+block as fibers that `__syncthreads()` switches between) and against its OpenCL counterpart on PoCL
+(the kernel's text with CUDA's names turned into OpenCL's, `opencl_counterpart`): three
+independent readings of CUDA's semantics, on the same inputs, with the launch of the file at sizes that are no multiple of the
 block (37, 41). (`hexplore run` compares the translation on all cores with one thread.) Then the
 same programs split over 1, 2 and 4 simulated devices (`core_compiler.cuda.devices`).
 """
@@ -125,6 +126,57 @@ def _for_the_shim(text: str) -> str:
     return re.sub(r"\b(\w+<\d+>)\s*<<<(.+?)>>>\s*\(", r"hx_cpu::launcher<true, 1024>(\1, \2)(", text)
 
 
+OPENCL_HEAD = r"""
+__attribute__((overloadable)) float hx_atomic_add(volatile __global float *p, float v) {
+  union { unsigned u; float f; } old, new_;
+  do { old.f = *p; new_.f = old.f + v; } while (atomic_cmpxchg((volatile __global unsigned *)p, old.u, new_.u) != old.u);
+  return old.f;
+}
+__attribute__((overloadable)) int hx_atomic_add(volatile __global int *p, int v) { return atomic_add(p, v); }
+__attribute__((overloadable)) unsigned hx_atomic_add(volatile __global unsigned *p, unsigned v) { return atomic_add(p, v); }
+"""
+_CL = [
+    (r"__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?", "__kernel void "),
+    (r"extern\s+__shared__\s+([\w ]+?)\s+(\w+)\s*\[\s*\]", r"__local \1 \2[2048]"),
+    (r"__shared__", "__local"), (r"__syncthreads\(\)", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)"),
+    (r"atomicAdd\(", "hx_atomic_add("), (r"__restrict__", "restrict"),
+    (r"threadIdx\.([xyz])", lambda m: f"(int)get_local_id({'xyz'.index(m[1])})"),
+    (r"blockIdx\.([xyz])", lambda m: f"(int)get_group_id({'xyz'.index(m[1])})"),
+    (r"blockDim\.([xyz])", lambda m: f"(int)get_local_size({'xyz'.index(m[1])})"),
+    (r"gridDim\.([xyz])", lambda m: f"(int)get_num_groups({'xyz'.index(m[1])})"),
+]  # fmt: skip
+
+
+def opencl_counterpart(fn: ir.Function, file_text: str = "") -> str:
+    """The kernel `fn` as OpenCL C, mechanically: the file's macros, ids, barriers, `__local`,
+    pointer parameters in `__global` memory, atomics (a float one as a compare-and-swap loop)."""
+    macros = "".join(line + "\n" for line in file_text.splitlines() if line.startswith("#define"))
+    text = fn.text
+    for pattern, repl in _CL:
+        text = re.sub(pattern, repl, text)  # type: ignore[arg-type]
+    head, _, body = text.partition("{")
+    head = re.sub(r"(\bconst\s+)?([\w ]+?\*)", lambda m: f"__global {m[1] or ''}{m[2]}", head)
+    return OPENCL_HEAD + macros + head + "{" + body
+
+
+def _pocl(fn: ir.Function, values: dict[str, object], grid: dict[str, int], block: tuple[int, ...],
+          file_text: str) -> dict[str, np.ndarray]:  # fmt: skip
+    from core_compiler.runtime.launches import BufferArg, ScalarArg
+    from core_compiler.runtime.opencl import Launch, run_opencl
+
+    args: list[BufferArg | ScalarArg] = []
+    for p in fn.params:
+        v = values[p.name]
+        if isinstance(v, np.ndarray):
+            args.append(BufferArg(p.name))
+        else:
+            args.append(ScalarArg(v, "float32" if isinstance(v, float) else ("uint32" if "unsigned" in str(p.type) else "int32")))  # type: ignore[arg-type]
+    dims = max(k + 1 for k, a in enumerate("xyz") if grid.get(a, 1) > 1 or block[k] > 1) if any(block) else 1
+    launch = Launch(fn.name, tuple(grid.get(a, 1) * block[k] for k, a in enumerate("xyz"))[:dims], tuple(block[:dims]), tuple(args))
+    arrays = {n: v for n, v in values.items() if isinstance(v, np.ndarray)}
+    return dict(run_opencl(opencl_counterpart(fn, file_text), [launch], arrays).arrays)
+
+
 @pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
 @pytest.mark.parametrize(("file", "kernel"), _race_free(), ids=[f"{f}::{k}" for f, k in _race_free()])
 def test_translation_matches_the_cuda_shim(file: str, kernel: str, tmp_path: Path) -> None:
@@ -143,8 +195,10 @@ def test_translation_matches_the_cuda_shim(file: str, kernel: str, tmp_path: Pat
     expected = _shim(path, kernel, dict(values), grid, block, arrays, tmp_path)
     mine = {n: a.copy() for n, a in arrays.items()}
     cpu({**values, **mine}, grid)
+    on_pocl = _pocl(fns[kernel], {**values, **{n: a.copy() for n, a in arrays.items()}}, grid, block, path.read_text())
     for name, want in expected.items():
-        np.testing.assert_allclose(mine[name], want, rtol=1e-5, atol=1e-5, err_msg=f"{kernel}: `{name}`")
+        np.testing.assert_allclose(mine[name], want, rtol=1e-5, atol=1e-5, err_msg=f"{kernel}: `{name}` vs the shim")
+        np.testing.assert_allclose(on_pocl[name], want, rtol=1e-5, atol=1e-5, err_msg=f"{kernel}: OpenCL `{name}` vs the shim")
 
 
 def test_a_racy_kernel_is_refused() -> None:

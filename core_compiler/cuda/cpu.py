@@ -39,7 +39,7 @@ from core_compiler.errors import UsageError
 from core_compiler.frontend import ir
 from core_compiler.llvm.cpu_lowering import lower_cpu
 from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype
-from core_compiler.scop.affine import isl_name
+from core_compiler.scop.affine import Affine, isl_name
 from core_compiler.scop.model import Statement
 from core_compiler.source import SourceRange
 from core_compiler.transform.cpu_schedule import PARALLEL_MARK, build_ast
@@ -154,15 +154,13 @@ def footprint(km: KernelModel, ints: Mapping[str, int], grid: Mapping[str, int])
         for d in reversed(range(box.dim(isl.dim_type.set))):
             last += stride * int(box.dim_max_val(d).to_python())
             extent = decl.extents[d]
-            stride *= _value(extent, values) if extent is not None and d > 0 else 1
+            stride *= extent_value(extent, values) if extent is not None and d > 0 else 1
         out[decl.name] = last + 1
     return out
 
 
-def _value(extent: object, values: Mapping[str, int]) -> int:
-    from core_compiler.scop.affine import Affine
-
-    assert isinstance(extent, Affine)
+def extent_value(extent: Affine, values: Mapping[str, int]) -> int:
+    """An array extent (a constant or an affine form of sizes) at `values`."""
     return extent.const + sum(c * values[str(t)] for t, c in extent.coeffs)
 
 

@@ -20,10 +20,16 @@ from dataclasses import dataclass, field, replace
 import islpy as isl
 import numpy as np
 
-from core_compiler.cuda.cpu import CpuKernel, NotTranslatable, compiled, lockstep_schedule
+from core_compiler.cuda.cpu import (
+    CpuKernel,
+    NotTranslatable,
+    compiled,
+    extent_value,
+    lockstep_schedule,
+)
 from core_compiler.cuda.grid import KernelModel
 from core_compiler.frontend import ir
-from core_compiler.scop.affine import Affine, isl_name
+from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Scop, Statement
 from core_compiler.transform.cpu_schedule import build_ast
 
@@ -71,11 +77,12 @@ def rows(km: KernelModel, array: str, values: dict[str, int], writes: bool) -> t
 
 
 def row_size(km: KernelModel, array: str, values: dict[str, int]) -> int:
+    """The elements of one row (the first subscript) of `array` at `values`."""
     decl = next(a for a in km.scop.arrays if a.name == array)
     size = 1
     for extent in decl.extents[1:]:
-        assert isinstance(extent, Affine)
-        size *= extent.const + sum(c * values[str(t)] for t, c in extent.coeffs)
+        assert extent is not None
+        size *= extent_value(extent, values)
     return size
 
 

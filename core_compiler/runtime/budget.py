@@ -16,6 +16,8 @@ from dataclasses import dataclass
 RACE_SHARE = 1 / 3  # of a run's time limit, for its search
 RACE_CAP_S = 60.0  # at most: a longer limit is room for a slow run, not for a longer search
 LEFT_SHARE = 1 / 2  # of what is left when the search starts: the checks and the timing come after
+RESERVE_S = 5.0  # of the limit, at most, kept for what comes after the search has its answer
+RESERVE_SHARE = 0.1  # ... and at most this share of it
 
 
 @dataclass(frozen=True)
@@ -34,3 +36,8 @@ class TimeLimit:
         left of it now (building and running the original came first)."""
         left = self.deadline - time.time()
         return max(min(self.seconds * RACE_SHARE, RACE_CAP_S, left * LEFT_SHARE), 0.0)
+
+    def answer_by(self) -> float:
+        """When (``time.time()``) a search must have a result to answer with: the limit, less
+        `RESERVE_S` (at most `RESERVE_SHARE` of it) for the checks and the report."""
+        return self.deadline - min(RESERVE_S, self.seconds * RESERVE_SHARE)

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import islpy as isl
 import numpy as np
@@ -28,6 +28,12 @@ from core_compiler.llvm.cpu_lowering import lower_cpu, optimized_ast, original_a
 from core_compiler.llvm.jit import JitFunction, jit_compile, max_threads, scalar_dtype, set_threads
 from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.runtime.budget import TimeLimit
+from core_compiler.runtime.capped import (
+    NoVariantInTime,
+    can_fork,
+    capped_call,
+    note_threads_started,
+)
 from core_compiler.runtime.compare import Comparison, compare_arrays
 from core_compiler.runtime.differential import (
     ScopValues,
@@ -152,7 +158,7 @@ TILABLE = ScheduleOptions(outer_coincidence=False)
 DISTRIBUTED = ScheduleOptions(fusion="min")
 # The order the race builds them in, where its time budget may end it: the default first (what
 # "1.4x over the default" is measured against), then the variants that won most often at
-# PolyBench's LARGE sizes on two cores (2026-12: register tiles on the untiled loops for gemm,
+# PolyBench's LARGE sizes on two cores (2026-11: register tiles on the untiled loops for gemm,
 # trmm, 2mm's products and heat-3d; the distributed nests for fdtd-2d; the untiled loops for
 # jacobi-2d), the tilable ones late (isl takes seconds to build a skewed stencil's), the source
 # order last (at large sizes the slowest to run, by far).
@@ -186,8 +192,9 @@ class Search:
     stopped: bool = False  # the budget ended it before every candidate was tried
     unbuilt: tuple[str, ...] = ()  # isl could not build them within its operation limit
     one_thread_skipped: bool = False  # the budget ended it before the one-thread run
-    proxied: tuple[str, ...] = ()  # timed only at proxy sizes (`_by_proxy`): they were slower there
+    proxied: tuple[str, ...] = ()  # timed only at proxy sizes (`_by_proxy`): slower there, or out of time
     proxy: tuple[tuple[str, int], ...] = ()  # the proxy sizes that differ from the run's
+    dropped: tuple[str, ...] = ()  # stopped at their cap (`capped.py`): too slow to win, or past the budget
 
     def message(self) -> str:
         """``tried 3 of 9 schedule variants in 8.1 s; stopped at the time budget (40.0 s)``"""
@@ -198,6 +205,8 @@ class Search:
         if self.proxied:
             sizes = ", ".join(f"{k}={v}" for k, v in self.proxy)
             text += f", {len(self.proxied)} of them only at smaller sizes ({sizes})"
+        if self.dropped:
+            text += f" ({', '.join(self.dropped)} stopped: more than {DROP_MARGIN:g}x the fastest, or past the budget)"
         if self.stopped:
             text += f"; stopped at the time budget ({_duration(self.budget_s)})"
         elif self.one_thread_skipped:
@@ -267,20 +276,59 @@ def _compile_variant(case: CpuCase, variant: str, parallel: bool) -> JitFunction
 
 Arrays = dict[str, np.ndarray]
 R = TypeVar("R")
+DROP_MARGIN = 2.0  # a variant's first call is stopped past this many times the fastest first call
+MIN_CAP_S = 1.0  # ... but not before this: a child's start and its copies of the inputs take time too
+FORK_HINT_S = 0.5  # where the original takes this long, calls run capped in a child (`capped.py`)
 
 
 @dataclass(frozen=True)
 class _Clock:
-    """The race's time budget, from when it started."""
+    """The race's time budget, from when it started, and the `deadline` (``time.time()``) by which
+    it must have a variant to answer with (the run's time limit, less what comes after the race)."""
 
     budget_s: float
+    deadline: float = math.inf
     start: float = field(default_factory=time.perf_counter)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
+    def left(self) -> float:
+        return self.budget_s - self.elapsed()
+
     def affords(self, seconds: float) -> bool:
-        return self.elapsed() + seconds <= self.budget_s
+        return seconds <= self.left()
+
+    def hard_left(self) -> float:
+        return self.deadline - time.time()
+
+
+@dataclass(frozen=True, eq=False)
+class _Calls(Generic[R]):
+    """How the race calls a variant: in this process, or — where the original takes long enough
+    that a bad variant could eat the run's limit — in a forked child stopped at a cap
+    (`capped.py`). `check` makes a call's arrays a verdict (where they are)."""
+
+    check: Callable[[Arrays], R]
+    forked: bool = False
+
+    def checked(self, jit: JitFunction, case: CpuCase, cap_s: float = math.inf) -> tuple[float, R | None]:
+        """A call's time and the check of its arrays; ``(inf, None)`` where it ran past `cap_s`."""
+        if not self.forked:
+            arrays, seconds = run_jit(jit, case)
+            return seconds, self.check(arrays)
+        return capped_call(lambda: _run_and_check(jit, case, self.check), max(cap_s, 0.0))
+
+    def timed(self, jit: JitFunction, case: CpuCase, cap_s: float = math.inf) -> float:
+        """A call's time; inf where it ran past `cap_s`."""
+        if not self.forked:
+            return run_jit(jit, case)[1]
+        return capped_call(lambda: (run_jit(jit, case)[1], None), max(cap_s, 0.0))[0]
+
+
+def _run_and_check(jit: JitFunction, case: CpuCase, check: Callable[[Arrays], R]) -> tuple[float, R]:
+    arrays, seconds = run_jit(jit, case)
+    return seconds, check(arrays)
 
 
 @dataclass(frozen=True, eq=False)
@@ -327,48 +375,66 @@ def _arrays(arrays: Arrays) -> Arrays:
 
 def race_variants(
     case: CpuCase, parallel: bool, budget_s: float, check: Callable[[Arrays], R], counts: Callable[[R], bool],
-    proxy: Callable[[float], CpuCase | None] | None = None, hint_s: float = 0.0,
+    proxy: Callable[[float], CpuCase | None] | None = None, hint_s: float = 0.0, deadline: float = math.inf,
 ) -> tuple[JitFunction, VariantChoice, dict[str, R]]:  # fmt: skip
     """`choose_variant`, with each variant's arrays made `check(arrays)` as soon as it has run
     (they are not kept: at large sizes each variant's would take as much memory as the inputs);
     a variant whose result `counts` not (it differs from the original) cannot win unless none counts.
-    Where the budget cannot afford a call of every variant at full size — judged from `hint_s`
-    (the original's time) before the first, from the slowest so far after — `proxy(ratio)` (a
-    case at sizes doing about `ratio` of the work, `proxy.proxy_sizes`) ranks them first
-    (`_by_proxy`)."""
+
+    `hint_s` is the original's time. Where it is `FORK_HINT_S` or more, each call runs in a child
+    stopped past a cap (`capped.py`): `DROP_MARGIN` times the fastest first call so far, and what
+    is left of the budget; should none finish within it, the source order (as slow as the
+    original) and then the others run with what is left before `deadline`, and where none
+    finishes then, `NoVariantInTime`. Where the budget cannot afford a call of every variant at
+    full size — judged from `hint_s` before the first, from the slowest so far after —
+    `proxy(ratio)` (a case at sizes doing about `ratio` of the work, `proxy.proxy_sizes`) ranks
+    them first (`_by_proxy`)."""
     threads = max_threads()
     parallel = parallel and threads > 1
-    clock = _Clock(budget_s)
+    clock = _Clock(budget_s, deadline)
+    calls = _Calls(check, forked=hint_s >= FORK_HINT_S and can_fork())
     candidates = [v for v in RACE_ORDER if v in case_variants(case)]
-    f = _field(case, candidates, parallel, clock, check, proxy, hint_s)
+    f = _field(case, candidates, parallel, clock, calls, proxy, hint_s)
+    if not f.entries:
+        f = _fallback(case, candidates, f, parallel, clock, calls, hint_s)
     entries = f.entries
     eligible = {v: e for v, e in entries.items() if counts(e.result)} or entries
-    seconds = {v: e.first_s for v, e in entries.items()} | _timings(eligible, case, clock)
+    seconds = {v: e.first_s for v, e in entries.items()} | _timings(eligible, case, clock, calls)
     chosen = min(eligible, key=lambda v: seconds[v])
     results = {v: e.result for v, e in entries.items()}
-    tried = tuple(v for v in candidates if v in entries or v in f.unbuilt or v in f.proxied)
+    tried = tuple(v for v in candidates if v in entries or v in (*f.unbuilt, *f.proxied, *f.dropped))
     search = Search(tried, len(candidates), 0.0, budget_s, len(tried) < len(candidates), f.unbuilt,
-                    proxied=f.proxied, proxy=f.proxy)  # fmt: skip
+                    proxied=f.proxied, proxy=f.proxy, dropped=f.dropped)  # fmt: skip
     choice = VariantChoice(chosen, seconds, _choice_remark(case, chosen, seconds),
                            parallel_loops={v: e.jit.module.parallel_loops for v, e in entries.items()},
                            search=search, runs_s=seconds[chosen])  # fmt: skip
     jit = entries[chosen].jit
     best = min((v for v in eligible if eligible[v].jit.module.parallel_loops), key=lambda v: seconds[v], default=None)
     if parallel and best is not None:
-        jit, choice, alone = _one_thread(case, entries, best, choice, clock, check, counts, threads)
+        jit, choice, alone = _one_thread(case, entries, best, choice, clock, calls, counts, threads)
         results |= alone
     return jit, _searched(case, choice, clock), results
 
 
 @dataclass(frozen=True, eq=False)
 class _Field(Generic[R]):
-    """The variants the race ran at full size, those isl could not build, and those it ran only at
-    proxy sizes (`proxy`: the sizes that differ)."""
+    """The variants the race ran at full size; those isl could not build; those it ran only at
+    proxy sizes (`proxy`: the sizes that differ); those stopped at their cap."""
 
     entries: dict[str, _Entry[R]]
-    unbuilt: tuple[str, ...]
+    unbuilt: tuple[str, ...] = ()
     proxied: tuple[str, ...] = ()
     proxy: tuple[tuple[str, int], ...] = ()
+    dropped: tuple[str, ...] = ()
+
+    def adding(self, variant: str, outcome: _Entry[R] | str) -> _Field[R]:
+        """With `variant`'s outcome (`_build_and_run`): run, "unbuilt" or "dropped"."""
+        if isinstance(outcome, _Entry):
+            return replace(self, entries={**self.entries, variant: outcome},
+                           dropped=tuple(d for d in self.dropped if d != variant))  # fmt: skip
+        if outcome == "unbuilt":
+            return replace(self, unbuilt=(*self.unbuilt, variant))
+        return replace(self, dropped=(*(d for d in self.dropped if d != variant), variant))
 
 
 PROXY_FLOOR_S = 0.05  # what a proxy call should take at least: shorter ones time noise
@@ -377,48 +443,70 @@ PROXY_MARGIN = 1.5  # variants this close to the fastest at proxy sizes are time
 
 
 def _field(
-    case: CpuCase, candidates: list[str], parallel: bool, clock: _Clock, check: Callable[[Arrays], R],
+    case: CpuCase, candidates: list[str], parallel: bool, clock: _Clock, calls: _Calls[R],
     proxy: Callable[[float], CpuCase | None] | None, hint_s: float,
 ) -> _Field[R]:  # fmt: skip
     """The candidates built and run once each, in order, while the clock affords the slowest
-    build and call so far (the first always), and those isl could not build (a skewed stencil's
-    register tiles may not be); where the clock cannot afford a call of each of the rest at full
-    size, the rest ranked at `proxy` sizes first (`_by_proxy`)."""
-    entries: dict[str, _Entry[R]] = {}
-    unbuilt: list[str] = []
+    build and call so far (the first always; with capped calls, the slowest build and the
+    fastest call); where the clock cannot afford a call of each of the rest at full size, the
+    rest ranked at `proxy` sizes first (`_by_proxy`)."""
+    f: _Field[R] = _Field({})
     if proxy is not None and hint_s > 0 and not clock.affords(len(candidates) * hint_s):
         small = _proxy_case(hint_s, 0.0, len(candidates), clock, proxy)
         if small is not None:
-            return _by_proxy(case, small, _Field(entries, ()), candidates, parallel, clock, check)
+            return _by_proxy(case, small, f, candidates, parallel, clock, calls)
     for k, v in enumerate(candidates):
         rest = candidates[k:]
-        if entries and proxy is not None and not clock.affords(len(rest) * _next_cost(entries.values())):
-            first, build = next(iter(entries.values())).first_s, max(e.build_s for e in entries.values())
+        if f.entries and proxy is not None and not clock.affords(len(rest) * _next_cost(f.entries.values())):
+            first, build = next(iter(f.entries.values())).first_s, max(e.build_s for e in f.entries.values())
             small = _proxy_case(first, build, len(rest) + 1, clock, proxy)
             if small is not None:
-                return _by_proxy(case, small, _Field(entries, tuple(unbuilt)), rest, parallel, clock, check)
+                return _by_proxy(case, small, f, rest, parallel, clock, calls)
             proxy = None
-        if entries and not clock.affords(_next_cost(entries.values())):
+        if f.entries and not clock.affords(_next_cost(f.entries.values(), calls.forked)):
             break
-        entry = _build_and_run(case, v, parallel, check)
-        if entry is None:
-            unbuilt.append(v)
-        else:
-            entries[v] = entry
-    return _Field(entries, tuple(unbuilt))
+        f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock)))
+    return f
 
 
-def _build_and_run(case: CpuCase, variant: str, parallel: bool, check: Callable[[Arrays], R]) -> _Entry[R] | None:
-    """The variant built and called once (None: isl could not build it within its limit)."""
+def _fallback(case: CpuCase, candidates: list[str], f: _Field[R], parallel: bool, clock: _Clock, calls: _Calls[R],
+              hint_s: float) -> _Field[R]:  # fmt: skip
+    """Where no variant finished within the budget: the source order first (it runs the loops
+    as the original does, so about as long), then the others, each with what is left before the
+    clock's deadline, until one finishes; `NoVariantInTime` where none does."""
+    for v in sorted(candidates, key=lambda v: v != "source order"):
+        if v in f.unbuilt or clock.hard_left() <= 0:
+            continue
+        f = f.adding(v, _build_and_run(case, v, parallel, calls, clock.hard_left()))
+        if f.entries:
+            return f
+    raise NoVariantInTime(
+        f"no schedule variant finished within the time limit ({', '.join(f.dropped) or 'none'} stopped; the "
+        f"original takes {_duration(hint_s)}): give a longer --timeout, or smaller sizes"
+    )
+
+
+def _cap(entries: Iterable[_Entry[R]], clock: _Clock) -> float:
+    """How long a variant's first call may take: `DROP_MARGIN` times the fastest so far (it
+    could not win; at least `MIN_CAP_S`), and what is left of the budget."""
+    fastest = min((e.first_s for e in entries), default=math.inf)
+    return min(max(DROP_MARGIN * fastest, MIN_CAP_S), clock.left())
+
+
+def _build_and_run(case: CpuCase, variant: str, parallel: bool, calls: _Calls[R], cap_s: float) -> _Entry[R] | str:
+    """The variant built and called once: its entry, or why not: "unbuilt" (isl could not build
+    it within its limit) or "dropped" (its call ran past `cap_s`)."""
     start = time.perf_counter()
     try:
         jit = compile_variant(case, variant, parallel)
     except isl.Error:
         case.analysis.scop.ctx.reset_operations()
-        return None
+        return "unbuilt"
     built = time.perf_counter() - start
-    arrays, first = run_jit(jit, case)
-    return _Entry(jit, built, first, check(arrays))
+    first, result = calls.checked(jit, case, cap_s - built)
+    if result is None:
+        return "dropped"
+    return _Entry(jit, built, first, result)
 
 
 def _proxy_case(call_s: float, build_s: float, count: int, clock: _Clock,
@@ -426,8 +514,7 @@ def _proxy_case(call_s: float, build_s: float, count: int, clock: _Clock,
     """A case at sizes where `count` variants, each built in `build_s` and called in `call_s` at
     full size, build and run once in a quarter of what is left of the budget; None where none
     saves enough, or the sizes cannot be prepared."""
-    left = clock.budget_s - clock.elapsed()
-    ratio = max(left / (4 * count) - build_s, PROXY_FLOOR_S) / call_s
+    ratio = max(clock.left() / (4 * count) - build_s, PROXY_FLOOR_S) / call_s
     if ratio > PROXY_MAX_RATIO:
         return None
     try:
@@ -436,16 +523,36 @@ def _proxy_case(call_s: float, build_s: float, count: int, clock: _Clock,
         return None
 
 
-def _by_proxy(case: CpuCase, small: CpuCase, field: _Field[R], rest: list[str], parallel: bool, clock: _Clock,
-              check: Callable[[Arrays], R]) -> _Field[R]:  # fmt: skip
-    """`rest` and the variants `field` ran at full size run once each at the `small` case's
-    sizes, while the clock affords it; then those within `PROXY_MARGIN` of the fastest there,
-    fastest first, at full size (checked: only these can win; the first always where none ran
-    there yet), while the clock affords their proxy time scaled as the first at both sizes'."""
+def _by_proxy(case: CpuCase, small: CpuCase, f: _Field[R], rest: list[str], parallel: bool, clock: _Clock,
+              calls: _Calls[R]) -> _Field[R]:  # fmt: skip
+    """`rest` and the variants `f` ran at full size run once each at the `small` case's sizes,
+    while the clock affords it; then those within `PROXY_MARGIN` of the fastest there, fastest
+    first, at full size (checked: only these can win; the first always where none ran there
+    yet), while the clock affords their proxy time scaled as the first at both sizes'."""
+    times, unbuilt, dropped = _proxy_times(small, [*f.entries, *rest], parallel, clock, calls,
+                                           [e.build_s for e in f.entries.values()])  # fmt: skip
+    f = replace(f, unbuilt=(*f.unbuilt, *unbuilt), dropped=(*f.dropped, *dropped))
+    best = min(times.values(), default=0.0)
+    for v in sorted(times, key=lambda v: times[v]):
+        if v in f.entries or (f.entries and times[v] > PROXY_MARGIN * best):  # until one builds at full size
+            continue
+        if f.entries and not clock.affords(times[v] * _scale(f.entries, times)):
+            break
+        f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock)))
+    sizes = tuple((k, n) for k, n in small.ints.items() if case.ints.get(k) != n)
+    return replace(f, proxied=tuple(v for v in times if v not in f.entries and v not in f.dropped), proxy=sizes)
+
+
+def _proxy_times(small: CpuCase, variants: list[str], parallel: bool, clock: _Clock, calls: _Calls[R],
+                 builds: list[float]) -> tuple[dict[str, float], list[str], list[str]]:  # fmt: skip
+    """Each variant's time at the `small` case's sizes, one call each, in order, while the clock
+    affords the slowest build and call so far; and those isl could not build, and those stopped
+    (capped calls: past `DROP_MARGIN` times the fastest)."""
     times: dict[str, float] = {}
-    builds = [e.build_s for e in field.entries.values()] or [0.0]
-    unbuilt = list(field.unbuilt)
-    for v in (*field.entries, *rest):
+    unbuilt: list[str] = []
+    dropped: list[str] = []
+    builds = builds or [0.0]
+    for v in variants:
         if times and not clock.affords(max(builds) + max(times.values())):
             break
         start = time.perf_counter()
@@ -456,19 +563,13 @@ def _by_proxy(case: CpuCase, small: CpuCase, field: _Field[R], rest: list[str], 
             unbuilt.append(v)
             continue
         builds.append(time.perf_counter() - start)
-        times[v] = run_jit(jit, small)[1]
-    full = dict(field.entries)
-    best = min(times.values(), default=0.0)
-    for v in sorted(times, key=lambda v: times[v]):
-        if v in full or times[v] > PROXY_MARGIN * best:
-            continue
-        if full and not clock.affords(times[v] * _scale(full, times)):
-            break
-        entry = _build_and_run(case, v, parallel, check)
-        if entry is not None:
-            full[v] = entry
-    sizes = tuple((k, n) for k, n in small.ints.items() if case.ints.get(k) != n)
-    return _Field(full, tuple(unbuilt), tuple(v for v in times if v not in full), sizes)
+        cap = min(max(DROP_MARGIN * min(times.values(), default=math.inf), MIN_CAP_S), clock.left())
+        seconds = calls.timed(jit, small, cap)
+        if seconds < math.inf:
+            times[v] = seconds
+        else:
+            dropped.append(v)
+    return times, unbuilt, dropped
 
 
 def _scale(full: Mapping[str, _Entry[R]], proxy_s: Mapping[str, float]) -> float:
@@ -478,20 +579,22 @@ def _scale(full: Mapping[str, _Entry[R]], proxy_s: Mapping[str, float]) -> float
     return full[v].first_s / proxy_s[v] if v is not None else 1.0
 
 
-def _next_cost(entries: Iterable[_Entry[R]]) -> float:
+def _next_cost(entries: Iterable[_Entry[R]], capped: bool = False) -> float:
     """What the next variant may cost, as far as the race can tell: the slowest build and the
-    slowest call so far (a variant slower than that shows only by running it)."""
+    slowest call so far (a variant slower than that shows only by running it); with `capped`
+    calls, the slowest build and the fastest call (a slower call is stopped)."""
     seen = list(entries)
-    return max(e.build_s for e in seen) + max(e.first_s for e in seen)
+    calls = [e.first_s for e in seen]
+    return max(e.build_s for e in seen) + (min(calls) if capped else max(calls))
 
 
-def _timings(entries: Mapping[str, _Entry[R]], case: CpuCase, clock: _Clock) -> dict[str, float]:
+def _timings(entries: Mapping[str, _Entry[R]], case: CpuCase, clock: _Clock, calls: _Calls[R]) -> dict[str, float]:
     """Each variant's best time: its first call's where that took `SLOW_CALL_S` or more, else the
     best of rounds in turns (`_race`); then the close contenders raced again (`_runoff`)."""
     seconds = {v: e.first_s for v, e in entries.items()}
     fast = {v: e.jit for v, e in entries.items() if e.first_s < SLOW_CALL_S}
-    seconds = _best(seconds, _race(fast, case, clock, seconds))
-    return _runoff({v: e.jit for v, e in entries.items()}, case, seconds, clock)
+    seconds = _best(seconds, _race(fast, case, clock, seconds, calls=calls))
+    return _runoff({v: e.jit for v, e in entries.items()}, case, seconds, clock, calls)
 
 
 def _best(*times: Mapping[str, float]) -> dict[str, float]:
@@ -500,20 +603,21 @@ def _best(*times: Mapping[str, float]) -> dict[str, float]:
 
 
 def _race(jits: Mapping[str, JitFunction], case: CpuCase, clock: _Clock, expected: Mapping[str, float],
-          rounds: int = 3) -> dict[str, float]:  # fmt: skip
+          rounds: int = 3, calls: _Calls[Any] | None = None) -> dict[str, float]:  # fmt: skip
     """Each function's best time over `rounds` rounds in which every function runs once, in turn
     (a busy moment of a shared machine then slows all of them, not the one it fell on); a call is
     made only while the clock affords the function's `expected` time (inf: no call made)."""
+    calls = calls or _Calls(_arrays)
     best = dict.fromkeys(jits, math.inf)
     for _ in range(rounds):
         for v, jit in jits.items():
             if clock.affords(min(best[v], expected[v])):
-                best[v] = min(best[v], run_jit(jit, case)[1])
+                best[v] = min(best[v], calls.timed(jit, case, clock.left()))
     return best
 
 
 def _runoff(jits: Mapping[str, JitFunction], case: CpuCase, seconds: Mapping[str, float], clock: _Clock,
-            margin: float = 1.25) -> dict[str, float]:  # fmt: skip
+            calls: _Calls[R], margin: float = 1.25) -> dict[str, float]:  # fmt: skip
     """The race's times, with the variants within `margin` of the best raced again, in turns,
     for as many rounds (one where their calls are slow): a slow moment of the machine (or an
     array's pages) that fell on a close contender in every round does not decide."""
@@ -522,18 +626,20 @@ def _runoff(jits: Mapping[str, JitFunction], case: CpuCase, seconds: Mapping[str
     if len(close) < 2:
         return dict(seconds)
     slow = max(seconds[v] for v in close) >= SLOW_CALL_S
-    return _best(seconds, _race(close, case, clock, seconds, 1 if slow else 3))
+    return _best(seconds, _race(close, case, clock, seconds, 1 if slow else 3, calls))
 
 
 def _one_thread(
     case: CpuCase, entries: Mapping[str, _Entry[R]], best: str, choice: VariantChoice, clock: _Clock,
-    check: Callable[[Arrays], R], counts: Callable[[R], bool], threads: int,
-) -> tuple[JitFunction, VariantChoice, dict[str, R]]:
+    calls: _Calls[R], counts: Callable[[R], bool], threads: int,
+) -> tuple[JitFunction, VariantChoice, dict[str, R]]:  # fmt: skip
     """`best` (the fastest variant with parallel loops) built without them and raced against the
-    chosen variant, where the clock affords it; what runs, why, and the one-thread run's result."""
+    chosen variant, where the clock affords it (a capped call is stopped where it could not
+    win); what runs, why, and the one-thread run's result."""
     chosen, jit = choice.chosen, entries[choice.chosen].jit
-    if not clock.affords(entries[best].build_s + 2 * choice.seconds[best] + choice.seconds[chosen]):
-        assert choice.search is not None
+    assert choice.search is not None
+    cost = entries[best].build_s + (0.0 if calls.forked else 2 * choice.seconds[best]) + choice.seconds[chosen]
+    if not clock.affords(cost):
         return jit, replace(choice, search=replace(choice.search, one_thread_skipped=True)), {}
     alone = f"{best}, one thread"  # the key `VariantChoice.runs` names
     try:
@@ -541,13 +647,14 @@ def _one_thread(
     except isl.Error:
         case.analysis.scop.ctx.reset_operations()
         return jit, choice, {}
-    arrays, first = run_jit(alone_jit, case)
-    result = check(arrays)
+    first, result = calls.checked(alone_jit, case, min(max(choice.seconds[chosen], MIN_CAP_S), clock.left()))
+    if result is None:  # stopped: slower than the chosen variant already
+        return jit, choice, {}
     if not counts(result):
         return jit, choice, {alone: result}
     expected = {chosen: choice.seconds[chosen], alone: first}
     slow = max(expected.values()) >= SLOW_CALL_S
-    times = _best(expected, _race({chosen: jit, alone: alone_jit}, case, clock, expected, 1 if slow else 3))
+    times = _best(expected, _race({chosen: jit, alone: alone_jit}, case, clock, expected, 1 if slow else 3, calls))
     if times[alone] >= times[chosen]:
         return jit, choice, {alone: result}
     remark = _one_thread_remark(case, threads, choice.seconds[best], times[alone])
@@ -569,11 +676,13 @@ def _searched(case: CpuCase, choice: VariantChoice, clock: _Clock) -> VariantCho
 
 
 def run_tuned(
-    case: CpuCase, tuned: Tuned, parallel: bool, check: Callable[[Arrays], R]
-) -> tuple[JitFunction, VariantChoice, dict[str, R]] | None:
+    case: CpuCase, tuned: Tuned, parallel: bool, check: Callable[[Arrays], R], hint_s: float = 0.0,
+    deadline: float = math.inf,
+) -> tuple[JitFunction, VariantChoice, dict[str, R]] | None:  # fmt: skip
     """The variant a tuning record names (`tuning.Tuned`), built, run once, checked and timed: no
-    race. None where it cannot run (not a variant of this SCoP, or isl cannot build it): then
-    the race runs."""
+    race. None where it cannot run (not a variant of this SCoP, isl cannot build it, or — capped
+    where the original's `hint_s` is long, `race_variants` — it ran past half of what is left
+    before `deadline`): then the race runs."""
     v, threads = tuned.variant, max_threads()
     if v not in case_variants(case):
         return None
@@ -582,9 +691,12 @@ def run_tuned(
     except isl.Error:
         case.analysis.scop.ctx.reset_operations()
         return None
-    arrays, first = run_jit(jit, case)
-    result = check(arrays)
-    rounds = _race({v: jit}, case, _Clock(math.inf), {v: first}) if first < SLOW_CALL_S else {}
+    clock = _Clock(math.inf, deadline)
+    calls = _Calls(check, forked=hint_s >= FORK_HINT_S and can_fork())
+    first, result = calls.checked(jit, case, clock.hard_left() / 2)
+    if result is None:
+        return None
+    rounds = _race({v: jit}, case, clock, {v: first}, calls=calls) if first < SLOW_CALL_S else {}
     seconds = min(first, *rounds.values())
     one = _one_thread_remark(case, threads, tuned.parallel_s, tuned.seconds) if tuned.one_thread else None
     choice = VariantChoice(v, {v: seconds}, None, one, {v: jit.module.parallel_loops},
@@ -670,6 +782,8 @@ def run_jit(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], flo
     for spec in jit.module.args:
         if spec.name not in values:
             raise KeyError(f"no value for `{spec.name}` of {jit.module.name}")
+    if jit.module.parallel_loops:
+        note_threads_started()  # libgomp's threads: no fork from this process after this
     elapsed = jit(values)
     written = {a.name for a in case.analysis.scop.arrays if a.kind != "array" and not a.extents}
     return {**arrays, **{n: b for n, b in scratch.items() if n in written}}, elapsed
@@ -728,11 +842,13 @@ def check_llvm_cpu(
     def check(arrays: Arrays) -> Comparison:
         return compare_arrays(wanted, case.outputs(arrays))
 
-    picked = run_tuned(case, tuned, parallel, check) if tuned is not None else None
+    deadline = limit.answer_by() if limit is not None else math.inf
+    hint = expected.elapsed_s
+    picked = run_tuned(case, tuned, parallel, check, hint, deadline) if tuned is not None else None
     if picked is None:
         budget = limit.race_budget() if limit is not None else math.inf
         proxy = proxy_of(case, params, size_limits, parse)
-        picked = race_variants(case, parallel, budget, check, _matches, proxy, expected.elapsed_s)
+        picked = race_variants(case, parallel, budget, check, _matches, proxy, hint, deadline)
     jit, choice, results = picked
     if choice.runs_s >= SLOW_CALL_S:  # timed by one call already: another would cost as much
         seconds = choice.runs_s

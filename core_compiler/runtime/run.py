@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 from core_compiler.errors import NotCheckable, UsageError
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.runtime.budget import TimeLimit
+from core_compiler.runtime.capped import NoVariantInTime
 from core_compiler.runtime.compare import Comparison
 from core_compiler.runtime.footprint import default_sizes
 from core_compiler.runtime.worker import WorkerError, run_in_worker
@@ -228,7 +229,13 @@ def _measure(path: str, function: str, device: str, params: dict[str, int], repe
             return _measure_cpu(path, function, params, repeat, parse, limit)
         return _measure_device(path, function, device, params, repeat, parse)
     except Exception as e:  # not checkable, does not build, …: the user's answer, not a traceback
-        return _failed(function, device, params, _failure(e), "not-checkable" if isinstance(e, NotCheckable) else "error")
+        return _failed(function, device, params, _failure(e), _failure_status(e))
+
+
+def _failure_status(e: Exception) -> str:
+    if isinstance(e, NotCheckable):
+        return "not-checkable"
+    return "timeout" if isinstance(e, NoVariantInTime) else "error"
 
 
 def _beside(path: str, parse: ParseOptions | None) -> ParseOptions:

@@ -4,6 +4,9 @@
   against the original, saying how many it tried of how many (`RaceStopped`).
 - Where full-size calls are too slow for the budget, a stencil's time steps shrink for a first
   ranking (`proxy.proxy_sizes`); only variants timed at full size, and checked, can win.
+- Where the original is slow, each call runs in a forked child stopped at a cap (`capped.py`): a
+  variant that hangs is dropped, not waited for; where none finishes in the budget, the source
+  order runs with what is left of the limit; where nothing finishes, `NoVariantInTime`.
 - The race's winner is written to the tuning cache and read back by the next run, which then
   runs it without a race (`TunedVariant`); a changed source, other sizes or other threads miss.
 
@@ -14,6 +17,7 @@ are built once for the module (`compile_variant`'s cache), not once per worker.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +26,7 @@ import pytest
 
 from core_compiler.runtime import cpu_variants, tuning
 from core_compiler.runtime.budget import TimeLimit
+from core_compiler.runtime.capped import NoVariantInTime, capped_call
 from core_compiler.runtime.cpu_variants import (
     RACE_ORDER,
     case_variants,
@@ -32,6 +37,7 @@ from core_compiler.runtime.cpu_variants import (
 )
 from core_compiler.runtime.proxy import proxy_sizes
 from core_compiler.runtime.run import _measure
+from core_compiler.runtime.worker import run_in_worker
 
 SCALE = """void scale(int n, double A[n][n], double B[n][n]) {
   for (int i = 0; i < n; i++)
@@ -173,3 +179,66 @@ def test_a_cached_variant_the_nest_does_not_have_falls_back_to_the_race(tmp_path
     result = check_llvm_cpu(path, "scale", {"n": 100}, tuned=forged)
     assert result.choice.search is not None and result.choice.tuned is None and result.ok
     assert result.choice.runs in result.variants and len(result.variants) > 1
+
+
+def _sleep_then(seconds: float, value: Any) -> tuple[float, Any]:
+    time.sleep(seconds)
+    return seconds, value
+
+
+def _raise() -> tuple[float, Any]:
+    raise LookupError("no such array")
+
+
+def test_a_capped_call_is_stopped_at_its_cap() -> None:
+    assert capped_call(lambda: _sleep_then(0.0, {"A": 1}), 10.0) == (0.0, {"A": 1})
+    start = time.perf_counter()
+    assert capped_call(lambda: _sleep_then(30.0, None), 0.5) == (math.inf, None)
+    assert time.perf_counter() - start < 5
+    with pytest.raises(LookupError, match="no such array"):
+        capped_call(_raise, 10.0)
+
+
+def hanging_race(path: str, hang: tuple[str, ...], budget_s: float, deadline_s: float) -> tuple[Any, ...]:
+    """In a fresh worker (no OpenMP threads started: the race forks): `race_variants` with the
+    original said to take 1 s, the variants whose code is named with a suffix in `hang` sleeping
+    for a minute before their call (the child inherits the patched `run_jit`)."""
+    case = prepare(path, "jacobi", {"tsteps": 10, "n": 1000})
+    real = cpu_variants.run_jit
+
+    def hanging(jit: Any, case: Any) -> Any:
+        if jit.module.name.endswith(hang):
+            time.sleep(60)
+        return real(jit, case)
+
+    cpu_variants.run_jit = hanging  # type: ignore[assignment]
+    start = time.perf_counter()
+    try:
+        _, choice, results = race_variants(case, False, budget_s, lambda a: True, lambda r: r, hint_s=1.0,
+                                           deadline=time.time() + deadline_s)  # fmt: skip
+    except NoVariantInTime as e:
+        return ("none", str(e), time.perf_counter() - start)
+    assert choice.search is not None
+    return (choice.chosen, choice.search.dropped, time.perf_counter() - start, results)
+
+
+@pytest.fixture(scope="module")
+def jacobi(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("hang") / "jacobi.c"
+    path.write_text(JACOBI)
+    return str(path)
+
+
+def test_a_variant_that_hangs_is_dropped_not_waited_for(jacobi: str) -> None:
+    chosen, dropped, seconds, results = run_in_worker(hanging_race, (jacobi, ("_jam4",), 30.0, 60.0), timeout_s=90).unwrap()
+    assert "untiled+jam2" in dropped and set(dropped) <= {"untiled+jam", "untiled+jam2", "tiled+jam", "tiled+jam2"}
+    assert chosen not in dropped and results[chosen] is True  # checked, in the child
+    assert seconds < 25  # each stopped after a second, not a minute
+
+
+def test_where_none_finishes_in_the_budget_the_source_order_answers(jacobi: str) -> None:
+    everything = ("_hexplore", "_untiled", "_jam4", "_tilable", "_distributed")
+    chosen, dropped, seconds, _ = run_in_worker(hanging_race, (jacobi, everything, 2.0, 60.0), timeout_s=90).unwrap()
+    assert chosen == "source order" and dropped and "source order" not in dropped and seconds < 20
+    what, message, seconds = run_in_worker(hanging_race, (jacobi, (*everything, "_original"), 2.0, 6.0), timeout_s=90).unwrap()
+    assert what == "none" and message.startswith("no schedule variant finished within the time limit (") and seconds < 20

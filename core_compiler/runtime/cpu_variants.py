@@ -463,7 +463,8 @@ def _field(
             if small is not None:
                 return _by_proxy(case, small, f, rest, parallel, clock, calls)
             proxy = None
-        if f.entries and not clock.affords(_next_cost(f.entries.values(), calls.forked)):
+        out_of_time = clock.left() <= 0 and (calls.forked or f.entries)  # capped: `_fallback` goes on
+        if out_of_time or (f.entries and not clock.affords(_next_cost(f.entries.values(), calls.forked))):
             break
         f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock)))
     return f

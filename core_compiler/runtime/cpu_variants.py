@@ -276,8 +276,8 @@ def _compile_variant(case: CpuCase, variant: str, parallel: bool) -> JitFunction
 
 Arrays = dict[str, np.ndarray]
 R = TypeVar("R")
-DROP_MARGIN = 2.0  # a variant's first call is stopped past this many times the fastest first call
-MIN_CAP_S = 1.0  # ... but not before this: a child's start and its copies of the inputs take time too
+DROP_MARGIN = 3.0  # a variant's first call is stopped past this many times the fastest first call
+CAP_SLACK_S = 1.0  # ... and this: the child's start, its copies of the inputs and its check count too
 FORK_HINT_S = 0.5  # where the original takes this long, calls run capped in a child (`capped.py`)
 
 
@@ -463,7 +463,7 @@ def _field(
             if small is not None:
                 return _by_proxy(case, small, f, rest, parallel, clock, calls)
             proxy = None
-        out_of_time = clock.left() <= 0 and (calls.forked or f.entries)  # capped: `_fallback` goes on
+        out_of_time = clock.left() <= 0 and (calls.forked or bool(f.entries))  # capped: `_fallback` goes on
         if out_of_time or (f.entries and not clock.affords(_next_cost(f.entries.values(), calls.forked))):
             break
         f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock)))
@@ -476,9 +476,10 @@ def _fallback(case: CpuCase, candidates: list[str], f: _Field[R], parallel: bool
     as the original does, so about as long), then the others, each with what is left before the
     clock's deadline, until one finishes; `NoVariantInTime` where none does."""
     for v in sorted(candidates, key=lambda v: v != "source order"):
-        if v in f.unbuilt or clock.hard_left() <= 0:
-            continue
-        f = f.adding(v, _build_and_run(case, v, parallel, calls, clock.hard_left()))
+        if clock.hard_left() <= 0:
+            break
+        if v not in f.unbuilt:
+            f = f.adding(v, _build_and_run(case, v, parallel, calls, clock.hard_left()))
         if f.entries:
             return f
     raise NoVariantInTime(
@@ -489,9 +490,9 @@ def _fallback(case: CpuCase, candidates: list[str], f: _Field[R], parallel: bool
 
 def _cap(entries: Iterable[_Entry[R]], clock: _Clock) -> float:
     """How long a variant's first call may take: `DROP_MARGIN` times the fastest so far (it
-    could not win; at least `MIN_CAP_S`), and what is left of the budget."""
+    could not win), `CAP_SLACK_S` more, and what is left of the budget."""
     fastest = min((e.first_s for e in entries), default=math.inf)
-    return min(max(DROP_MARGIN * fastest, MIN_CAP_S), clock.left())
+    return min(DROP_MARGIN * fastest + CAP_SLACK_S, clock.left())
 
 
 def _build_and_run(case: CpuCase, variant: str, parallel: bool, calls: _Calls[R], cap_s: float) -> _Entry[R] | str:
@@ -564,7 +565,7 @@ def _proxy_times(small: CpuCase, variants: list[str], parallel: bool, clock: _Cl
             unbuilt.append(v)
             continue
         builds.append(time.perf_counter() - start)
-        cap = min(max(DROP_MARGIN * min(times.values(), default=math.inf), MIN_CAP_S), clock.left())
+        cap = min(DROP_MARGIN * min(times.values(), default=math.inf) + CAP_SLACK_S, clock.left())
         seconds = calls.timed(jit, small, cap)
         if seconds < math.inf:
             times[v] = seconds
@@ -648,7 +649,7 @@ def _one_thread(
     except isl.Error:
         case.analysis.scop.ctx.reset_operations()
         return jit, choice, {}
-    first, result = calls.checked(alone_jit, case, min(max(choice.seconds[chosen], MIN_CAP_S), clock.left()))
+    first, result = calls.checked(alone_jit, case, min(choice.seconds[chosen] + CAP_SLACK_S, clock.left()))
     if result is None:  # stopped: slower than the chosen variant already
         return jit, choice, {}
     if not counts(result):

@@ -64,7 +64,15 @@ def partitioned(kernel: ir.Function) -> CpuKernel:
 
 def rows(km: KernelModel, array: str, values: dict[str, int], writes: bool) -> tuple[int, int] | None:
     """The rows ``[first, end)`` of `array` the instances at `values` (sizes, grid, block range)
-    read (or write), or None."""
+    read (or write), or None; computed once per kernel, array and values (a time loop launches
+    the same kernel at the same sizes again and again)."""
+    key = tuple(values[p] for p in km.scop.params)
+    return _rows(km, array, key, writes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rows(km: KernelModel, array: str, key: tuple[int, ...], writes: bool) -> tuple[int, int] | None:
+    values = dict(zip(km.scop.params, key, strict=True))
     scop = km.scop
     touched = scop.writes(array) if writes else scop.reads(array).union(scop.writes(array))
     fixed = " and ".join(f"{isl_name(p)} = {values[p]}" for p in scop.params)

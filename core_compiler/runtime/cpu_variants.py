@@ -206,7 +206,7 @@ class Search:
             sizes = ", ".join(f"{k}={v}" for k, v in self.proxy)
             text += f", {len(self.proxied)} of them only at smaller sizes ({sizes})"
         if self.dropped:
-            text += f" ({', '.join(self.dropped)} stopped: more than {DROP_MARGIN:g}x the fastest, or past the budget)"
+            text += f" ({', '.join(self.dropped)} stopped: over {DROP_MARGIN:g}x the fastest or the original, or past the budget)"
         if self.stopped:
             text += f"; stopped at the time budget ({_duration(self.budget_s)})"
         elif self.one_thread_skipped:
@@ -307,10 +307,12 @@ class _Clock:
 class _Calls(Generic[R]):
     """How the race calls a variant: in this process, or — where the original takes long enough
     that a bad variant could eat the run's limit — in a forked child stopped at a cap
-    (`capped.py`). `check` makes a call's arrays a verdict (where they are)."""
+    (`capped.py`). `check` makes a call's arrays a verdict (where they are); `original_s` is the
+    original's time (the source order's, about: a variant much slower cannot be the answer)."""
 
     check: Callable[[Arrays], R]
     forked: bool = False
+    original_s: float = math.inf
 
     def checked(self, jit: JitFunction, case: CpuCase, cap_s: float = math.inf) -> tuple[float, R | None]:
         """A call's time and the check of its arrays; ``(inf, None)`` where it ran past `cap_s`."""
@@ -392,7 +394,7 @@ def race_variants(
     threads = max_threads()
     parallel = parallel and threads > 1
     clock = _Clock(budget_s, deadline)
-    calls = _Calls(check, forked=hint_s >= FORK_HINT_S and can_fork())
+    calls = _Calls(check, hint_s >= FORK_HINT_S and can_fork(), hint_s or math.inf)
     candidates = [v for v in RACE_ORDER if v in case_variants(case)]
     f = _field(case, candidates, parallel, clock, calls, proxy, hint_s)
     if not f.entries:
@@ -466,7 +468,7 @@ def _field(
         out_of_time = clock.left() <= 0 and (calls.forked or bool(f.entries))  # capped: `_fallback` goes on
         if out_of_time or (f.entries and not clock.affords(_next_cost(f.entries.values(), calls.forked))):
             break
-        f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock)))
+        f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock, calls)))
     return f
 
 
@@ -488,11 +490,12 @@ def _fallback(case: CpuCase, candidates: list[str], f: _Field[R], parallel: bool
     )
 
 
-def _cap(entries: Iterable[_Entry[R]], clock: _Clock) -> float:
-    """How long a variant's first call may take: `DROP_MARGIN` times the fastest so far (it
-    could not win), `CAP_SLACK_S` more, and what is left of the budget."""
+def _cap(entries: Iterable[_Entry[R]], clock: _Clock, calls: _Calls[R]) -> float:
+    """How long a variant's first call may take: `DROP_MARGIN` times the fastest so far, or the
+    original if that is faster (it could not win: the source order runs about as fast as the
+    original), `CAP_SLACK_S` more, and what is left of the budget."""
     fastest = min((e.first_s for e in entries), default=math.inf)
-    return min(DROP_MARGIN * fastest + CAP_SLACK_S, clock.left())
+    return min(DROP_MARGIN * min(fastest, calls.original_s) + CAP_SLACK_S, clock.left())
 
 
 def _build_and_run(case: CpuCase, variant: str, parallel: bool, calls: _Calls[R], cap_s: float) -> _Entry[R] | str:
@@ -540,7 +543,7 @@ def _by_proxy(case: CpuCase, small: CpuCase, f: _Field[R], rest: list[str], para
             continue
         if f.entries and not clock.affords(times[v] * _scale(f.entries, times)):
             break
-        f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock)))
+        f = f.adding(v, _build_and_run(case, v, parallel, calls, _cap(f.entries.values(), clock, calls)))
     sizes = tuple((k, n) for k, n in small.ints.items() if case.ints.get(k) != n)
     return replace(f, proxied=tuple(v for v in times if v not in f.entries and v not in f.dropped), proxy=sizes)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 RACE_SHARE = 1 / 3  # of a run's time limit, for its search
 RACE_CAP_S = 60.0  # at most: a longer limit is room for a slow run, not for a longer search
 LEFT_SHARE = 1 / 2  # of what is left when the search starts: the checks and the timing come after
+FALLBACK_SHARE = 1.5  # times the original's time, kept after the search for a fallback as slow as it
 RESERVE_S = 5.0  # of the limit, at most, kept for what comes after the search has its answer
 RESERVE_SHARE = 0.1  # ... and at most this share of it
 
@@ -31,11 +32,14 @@ class TimeLimit:
     def starting_now(seconds: float) -> TimeLimit:
         return TimeLimit(seconds, time.time() + seconds)
 
-    def race_budget(self) -> float:
-        """`RACE_SHARE` of the limit, at most `RACE_CAP_S`, and at most `LEFT_SHARE` of what is
-        left of it now (building and running the original came first)."""
+    def race_budget(self, original_s: float = 0.0) -> float:
+        """`RACE_SHARE` of the limit, at most `RACE_CAP_S`, at most `LEFT_SHARE` of what is left
+        of it now (building and running the original came first), and at most what is left less
+        `FALLBACK_SHARE` times `original_s`: where no variant finishes within the budget, the
+        race runs the loops as written, about as slow as the original (`race_variants`)."""
         left = self.deadline - time.time()
-        return max(min(self.seconds * RACE_SHARE, RACE_CAP_S, left * LEFT_SHARE), 0.0)
+        fallback = left - FALLBACK_SHARE * original_s
+        return max(min(self.seconds * RACE_SHARE, RACE_CAP_S, left * LEFT_SHARE, fallback), 0.0)
 
     def answer_by(self) -> float:
         """When (``time.time()``) a search must have a result to answer with: the limit, less

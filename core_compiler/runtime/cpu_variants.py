@@ -851,7 +851,7 @@ def check_llvm_cpu(
     hint = expected.elapsed_s
     picked = run_tuned(case, tuned, parallel, check, hint, deadline) if tuned is not None else None
     if picked is None:
-        budget = limit.race_budget() if limit is not None else math.inf
+        budget = limit.race_budget(hint) if limit is not None else math.inf
         proxy = proxy_of(case, params, size_limits, parse)
         picked = race_variants(case, parallel, budget, check, _matches, proxy, hint, deadline)
     jit, choice, results = picked

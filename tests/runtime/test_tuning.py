@@ -76,6 +76,16 @@ def _tiny() -> TimeLimit:
     return TimeLimit(0.003, time.time() + 60)
 
 
+def test_the_race_budget_is_a_third_of_the_limit_and_leaves_room_after_it() -> None:
+    now = time.time()
+    assert TimeLimit(120, now + 120).race_budget() == pytest.approx(40, abs=0.1)
+    assert TimeLimit(600, now + 600).race_budget() == 60  # at most a minute
+    assert TimeLimit(120, now + 50).race_budget() == pytest.approx(25, abs=0.1)  # half of what is left
+    assert TimeLimit(120, now + 85).race_budget(40.0) == pytest.approx(25, abs=0.1)  # and room for the source order
+    assert TimeLimit(120, now - 1).race_budget() == 0
+    assert TimeLimit(120, now + 120).answer_by() == pytest.approx(now + 115)
+
+
 def test_the_race_stops_at_its_budget_and_answers_with_a_checked_variant(tmp_path: Path) -> None:
     path = _write(tmp_path, "scale.c", SCALE)
     result = check_llvm_cpu(path, "scale", {"n": 200}, limit=_tiny())

@@ -231,7 +231,10 @@ test('virtual documents: the provider text from the real server, and after an ed
   const after = await renderView(request, { source: uri, function: 'matmul', view: 'scheduleTree' });
   assert.equal(after, SCHEDULE_TREE_MATMUL.replace(/\(line (\d+)\)/g, (_, n) => `(line ${Number(n) + 2})`));
   const p2 = await diagnosticsWhere((x) => x.uri === uri && x.version === 2);
-  assert.deepEqual(p2.diagnostics.map((d) => d.range.start.line), EXPECTED.map((e) => (e[0] as number) + 2));
+  // the analysis' diagnostics; the offload decisions of unchanged functions may come with them
+  const codes = new Set(EXPECTED.map((e) => e[5]));
+  const analysis = p2.diagnostics.filter((d) => codes.has(d.code ?? ""));
+  assert.deepEqual(analysis.map((d) => d.range.start.line), EXPECTED.map((e) => (e[0] as number) + 2));
 });
 
 test('hexplore/run answers what the run command prints', opts, async () => {

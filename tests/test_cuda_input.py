@@ -114,23 +114,7 @@ def test_findings_match_the_expect_comments(file: str, kernel: str) -> None:
 # One remark per barrier or access: a `__syncthreads()` in a loop over a block size is several
 # barrier statements once the loop is unrolled (races are reported once per pair of accesses, so
 # one line may carry several DataRace remarks; it is left out here).
-REPEATED = {}
-
-
-@pytest.mark.parametrize(
-    ("file", "kernel"),
-    [
-        pytest.param(
-            f,
-            k,
-            id=f"{f}::{k}",
-            marks=[pytest.mark.xfail(reason=REPEATED[f"{f}::{k}"], strict=True)]
-            if f"{f}::{k}" in REPEATED
-            else [],
-        )
-        for f, k in KERNELS
-    ],
-)
+@pytest.mark.parametrize(("file", "kernel"), KERNELS, ids=[f"{f}::{k}" for f, k in KERNELS])
 def test_one_remark_per_barrier_or_access(file: str, kernel: str) -> None:
     fa = _function(file, kernel)
     sites = [(r.range, r.name) for r in fa.remarks if r.name in FINDINGS - {"DataRace"}]

@@ -460,7 +460,7 @@ def _sum_convex(
     if not dims:
         return [((b, g), True)]
     exact = True
-    if _n_divs(b) > 0:
+    if _n_divs(b) > 0 and not _divs_of_params(b):
         lifted = _lifted(b, dims)
         if lifted is not None:
             return _sum_convex(lifted[0], g, lifted[1], budget)
@@ -481,6 +481,27 @@ def _n_divs(b: isl.Set) -> int:
     return sum(bs.dim(_DIV) for bs in b.get_basic_sets())
 
 
+def _divs_of_params(b: isl.Set) -> bool:
+    """Whether every integer division of the convex `b` is known and reads only parameters
+    (``n % 2 = 0``): a condition on the sizes, no hole along a dimension, so nothing to lift.
+    Lifting one made a dimension whose sum gave the division back, and the sum never ended
+    (fuzzer seed 50: ``{ [e] : n % 2 = 0 and 2e <= n - 4 and ... }``; a GPU cost count ran for
+    minutes)."""
+    (bs,) = b.get_basic_sets()
+    local = bs.get_local_space()
+    try:
+        return not any(_reads_dims(local.get_div(k)) for k in range(bs.dim(_DIV)))
+    except isl.Error:  # an unknown division
+        return False
+
+
+def _reads_dims(aff: isl.Aff) -> bool:
+    """Whether the quasi-affine `aff` reads a set dimension, directly or in one of its divisions."""
+    if aff.involves_dims(isl.dim_type.in_, 0, aff.dim(isl.dim_type.in_)):
+        return True
+    return any(not aff.get_coefficient_val(_DIV, k).is_zero() and _reads_dims(aff.get_div(k)) for k in range(aff.dim(_DIV)))
+
+
 def _lifted(b: isl.Set, dims: list[str]) -> tuple[isl.Set, list[str]] | None:
     """`b` with its integer divisions as set dimensions before `dims` (None where one is unknown,
     so not a function of the others: lifting it could count a point several times)."""
@@ -493,7 +514,7 @@ def _lifted(b: isl.Set, dims: list[str]) -> tuple[isl.Set, list[str]] | None:
         return None
     n = bs.dim(_DIV)
     flat = isl.Set.from_basic_set(bs.lift()).flatten()
-    names = [f"_e{len(dims)}_{k}" for k in range(n)]
+    names = _fresh(n, {*dims, *_param_names(b)})
     for k, name in enumerate(names):
         flat = flat.set_dim_name(_SET, len(dims) + k, name)
     for k, name in enumerate(dims):
@@ -501,6 +522,19 @@ def _lifted(b: isl.Set, dims: list[str]) -> tuple[isl.Set, list[str]] | None:
     np_ = flat.dim(_PARAM)
     flat = flat.move_dims(_PARAM, np_, _SET, len(dims), n).move_dims(_SET, 0, _PARAM, np_, n)
     return flat, names + dims
+
+
+def _fresh(n: int, taken: set[str]) -> list[str]:
+    """`n` names ``_e0, _e1, …`` that are not in `taken` (the dimensions and parameters): names
+    made from the number of dimensions alone repeated a division lifted before, two dimensions
+    ``_e1_0``, one of them moved or summed in the other's place."""
+    out: list[str] = []
+    k = 0
+    while len(out) < n:
+        if f"_e{k}" not in taken:
+            out.append(f"_e{k}")
+        k += 1
+    return out
 
 
 def _sum_last(b: isl.Set, g: Poly, x: str, outer: list[str]) -> list[tuple[isl.Set, Poly]]:

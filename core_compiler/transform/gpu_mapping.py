@@ -226,7 +226,7 @@ class _Mapper:
                     registers = any(p.place == "register" for p in promotions)
                     if shape.tile == REGISTER_TILE and not registers:
                         continue
-                    kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions)
+                    kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions, self.prefixes[f"kernel{index}"])
                     ast, phases = _phased_ast(self.scop, host, shape, kernel_sched, registers, _full_tiles(sched, shape))
                 except isl.Error:
                     continue
@@ -504,7 +504,8 @@ LOADS, STORES = 0, BODY + 10
 
 
 def _kernel_schedule(
-    scop: Scop, sched: isl.UnionMap, ext: dict[str, isl.Map], shape: KernelShape, promotions: tuple[Promotion, ...]
+    scop: Scop, sched: isl.UnionMap, ext: dict[str, isl.Map], shape: KernelShape, promotions: tuple[Promotion, ...],
+    prefix: isl.UnionMap,
 ) -> isl.UnionMap:
     maps: list[isl.Map] = []
     sched.foreach_map(maps.append)
@@ -522,7 +523,7 @@ def _kernel_schedule(
         out = out.union(isl.UnionMap.from_map(ext[name].apply_range(m).apply_range(body)))
     mine = frozenset(m.get_tuple_name(isl.dim_type.in_) for m in maps)
     for g, p in enumerate(promotions):
-        if not _iteration_local(scop, p.array, mine):
+        if not _iteration_local(scop, p.array, mine, prefix):
             out = out.union(_copies(lay, p, g))
     if any(p.place == "shared" for p in promotions):
         tiles_used = _tiles_used(ext, shape)
@@ -601,13 +602,20 @@ def _point_order(xs: list[str], shape: KernelShape) -> list[str]:
     return [*xs[n_thread:n_tiled], *xs[:n_thread], *xs[n_tiled:]]
 
 
-def _iteration_local(scop: Scop, array: str, kernel: frozenset[str]) -> bool:
-    """A scalar expanded over its loops that only the `kernel`'s statements touch: each element
-    lives in one iteration, which writes it before reading it, and nothing after the nest reads
-    it: its register needs no load or store."""
+def _iteration_local(scop: Scop, array: str, kernel: frozenset[str], prefix: isl.UnionMap) -> bool:
+    """A scalar expanded over its loops that only the `kernel`'s statements touch, each element
+    in one launch (`prefix`: instance -> host-loop values): each element lives in one iteration,
+    which writes it before reading it, and nothing after the nest reads it: its register needs no
+    load or store. An element written in one launch and read in another (the host loops may part
+    the statements of one iteration: fuzzer seed 283) goes through the global buffer."""
     decl = next(a for a in scop.arrays if a.name == array)
     users = {s.name for s in scop.statements if any(a.array == array for a in (*s.reads, *s.writes))}
-    return decl.per_iteration and users <= kernel
+    if not (decl.per_iteration and users <= kernel):
+        return False
+    if _n_out(prefix) == 0:
+        return True
+    touched = scop.reads(array).union(scop.writes(array)).intersect_domain(prefix.domain())
+    return touched.reverse().apply_range(prefix).is_single_valued()  # element -> host values
 
 
 def _pin_threads(lay: _Layout, lift: isl.Map, dims: list[str], thread_of: dict[int, str]) -> isl.Map:

@@ -30,6 +30,10 @@ from core_compiler.scop.model import Scop
 from core_compiler.scop.region import ArrayDecl
 from core_compiler.transform.names import PLAIN, Names
 
+BOX_OPERATIONS = 1_000_000
+"""isl operations the box around a tile's footprint may take (else the array stays in global
+memory): a footprint with existentially quantified variables took isl 70 s to exhaust the
+kernel's 4e6 (fuzzer seed 390: `x[jj % 2][j / 3]` in a nest under `n % 7`)."""
 DEFAULT_MAX_SHARED_BYTES = 48 * 1024  # what every CUDA GPU since Kepler gives a block by default
 ELEM_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2, "unsigned": 4}
 
@@ -308,6 +312,19 @@ def _shared(
     written = _union_project(writes, shape.n_tiled, False, shape)
     footprint = read if written is None else written if read is None else read.union(written)
     assert footprint is not None
+    ctx = footprint.get_ctx()
+    budget = ctx.get_max_operations()
+    ctx.set_max_operations(min(budget, BOX_OPERATIONS) if budget else BOX_OPERATIONS)
+    ctx.reset_operations()
+    try:
+        return _shared_box(array, elem, read, written, footprint, shape, reason)
+    finally:
+        ctx.set_max_operations(budget)
+
+
+def _shared_box(
+    array: str, elem: str, read: isl.Map | None, written: isl.Map | None, footprint: isl.Map, shape: KernelShape, reason: str
+) -> Promotion | None:
     offsets, sizes = [], []
     for k in range(footprint.dim(isl.dim_type.out)):
         lo, hi = footprint.dim_min(k), footprint.dim_max(k)

@@ -178,3 +178,95 @@ def test_reverse_mode_with_guarded_reads_and_a_data_dependent_choice(tmp_path: P
     for n in (37, 5, 1, 0):
         result = check_gradients(path, "f", ("A", "B"), {"n": n})
         assert result.ok, result.report()
+
+
+# Seed 50 (a hang: over 300 s in OpenCL's check): the GPU cost model's count of a kernel's
+# footprint lifted an integer division that reads only the sizes (`n % 2 = 0`) into a dimension,
+# whose sum gave the division back: the sum went round until its piece budget ran out, its
+# polynomials growing each time (25 s for this one-dimensional set, minutes for the seed's), and
+# then fell back to the box. Such divisions are conditions on the sizes, not holes, and are kept
+# (`counting._divs_of_params`).
+SIZE_DIVISION = "[n] -> { [e, x] : n mod 2 = 0 and 0 <= x <= e and 2e <= n - 4 and 4e >= n - 4 and n - 2 <= 6e <= n }"
+
+
+def test_a_count_under_a_condition_on_the_sizes_is_exact() -> None:
+    import islpy as isl
+
+    from core_compiler.transform.counting import count
+
+    ctx = isl.Context()
+    s = isl.Set.read_from_str(ctx, SIZE_DIVISION)
+    c = count(s)
+    assert c.exact
+    for n in range(40):
+        points = s.fix_val(isl.dim_type.param, 0, isl.Val.int_from_si(ctx, n)).count_val().to_python()
+        assert c.evaluate({"n": n}) == points, n
+
+
+# Seed 283 (OpenCL wrong: y[1] 0.4497 where C gives 0.7669, or NaN): `t` is expanded over (i, j)
+# and went to a register with no load or store, as an iteration's own value; but the host loops
+# ran S1 (`t = C[j + 2]`, thread 10 of launch (3i, j)) and S2 (`y[M - i] = t`, thread i of launch
+# (1 + 2i + 3j, 3)) in different launches, and S2 read a register S1's launch never passed on.
+# A register skips its load and store only where each element's accesses share one launch
+# (`gpu_mapping._iteration_local`).
+SPLIT_LAUNCHES = """#ifndef N
+#define N 40
+#endif
+#ifndef M
+#define M 32
+#endif
+void f(float C[M + N + 3], float y[M + N + 1])
+{
+  for (int i = 0; i < M; i++) {
+    for (int j = (i + 1) / 3; j < N; j++) {
+      C[j + i] = y[(j > 0 ? j - 1 : 0)];
+      float t = C[j + 2];
+      y[M - i] = t;
+    }
+  }
+}
+"""
+
+
+def test_a_register_written_and_read_in_different_launches(tmp_path: Path) -> None:
+    from core_compiler.runtime.differential import check_opencl
+
+    path = str(tmp_path / "split_launches.c")
+    Path(path).write_text(SPLIT_LAUNCHES)
+    for sizes in ({"N": 5, "M": 13}, {"N": 4, "M": 13}, {"N": 1, "M": 1}):
+        result = check_opencl(path, "f", sizes, size_limits={"N": "N", "M": "M"})
+        assert result.ok, (sizes, result.comparison.report())
+
+
+# Seed 390 (a hang: CUDA's compile, with the sizes as parameters, took minutes): the box around
+# the tiles' footprint of `x[jj % 2][j / 3]` (existentially quantified variables, under `n % 7`)
+# spent the kernel's whole isl budget, 4e6 operations, about 70 s, before giving up. The box now
+# gets `memory.BOX_OPERATIONS` (1e6: a few seconds), then `x` stays in global memory.
+TILE_FOOTPRINT = (
+    "[n, h0] -> { [T0, T1, T2] -> x[o0, o1] : (exists (e4, e5: (T0) mod 32 = 0 and (T1) mod 32 = 0 and "
+    "(T2) mod 32 = 0 and -31 <= T2 <= 2 and 0 <= o0 <= 1 and 2e4 >= h0 + T0 + o0 and h0 + o0 < 2e4 <= 31 "
+    "+ h0 + T0 + o0 and 2e5 >= -2 - 4h0 + T1 - 3o0 + 8e4 and -2 - 5h0 - 4o0 + 10e4 <= 2e5 <= 29 - 4h0 + "
+    "T1 - 3o0 + 8e4 and 2e5 <= -3 + n - 4h0 - 3o0 - 7*floor((n)/7) + 8e4 and 7e5 >= -9 - 3h0 - 3o1 + 7e4 "
+    "and -7 - n - 3h0 + 7e4 <= 7e5 <= -7 - 3h0 - 3o1 + 7e4 and 7e5 <= -7 - 2h0 + o0 + 5e4)) or ((h0) mod "
+    "2 = 0 and (T0) mod 32 = 0 and (T1) mod 32 = 0 and (T2) mod 32 = 0 and (h0 + 2o0) mod 4 = 0 and (3h0 "
+    "+ 2o0 + 4o1) mod 8 = 0 and o0 <= n and o1 >= T0 and 0 < o1 <= o0 and o1 <= 31 + T0 and -248 + h0 - "
+    "8T1 - 2o0 <= 20o1 <= h0 - 8T1 - 2o0 and -24 + h0 + 8T2 - 2o0 <= 28o1 <= h0 - 2o0 and 28o1 <= 224 + "
+    "h0 + 8T2 - 2o0 and 56*floor((n)/7) <= -8 + 8n - h0 + 2o0 + 20o1) }"
+)
+
+
+def test_the_box_of_a_costly_footprint_gives_up_in_seconds() -> None:
+    import time
+
+    import islpy as isl
+
+    from core_compiler.transform.memory import KernelShape, _shared
+
+    ctx = isl.Context()
+    footprint = isl.UnionMap.from_map(isl.Map.read_from_str(ctx, TILE_FOOTPRINT))
+    ctx.set_max_operations(4_000_000)  # a kernel's budget (`analysis`)
+    start = time.monotonic()
+    with pytest.raises(isl.Error):
+        _shared("x", "float", footprint, isl.UnionMap.empty(footprint.get_space()), KernelShape(3, 3, (), (32, 32, 32)), "")
+    assert time.monotonic() - start < 35  # 70 s before; about 7 s now
+    assert ctx.get_max_operations() == 4_000_000  # the kernel's budget is given back

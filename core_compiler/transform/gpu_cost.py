@@ -30,6 +30,7 @@ check (`faster_on_gpu_c`).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import subprocess
@@ -363,7 +364,7 @@ def _kernel_cost(gpu: GpuProgram, k: Kernel, launched: Mapping[str, list[isl.Set
         raise ValueError(f"{k.name} of {scop.name} was mapped without its host values")
     launch_set = _named_range(prefix, k.host_params)
     launches = _sum(count(s) for s in launched.get(k.name, []))
-    instances = {s: count(_one(prefix.domain(), s)) for s in k.statements}
+    instances = {s: count(_one(prefix.domain(), s, scop)) for s in k.statements}
     ops = _sum(c.scale(statement_ops(scop.statement(s).info.node)) for s, c in instances.items())
     block_threads = math.prod(k.block) if k.parallel else 1
     threads = _threads(scop, k, prefix, subtree, launch_set) if k.parallel else launches
@@ -392,10 +393,13 @@ def _distinct_accesses(st: Statement) -> list[Access]:
     return [*reads, *st.writes]
 
 
-def _one(us: isl.UnionSet, name: str) -> isl.Set:
+def _one(us: isl.UnionSet, name: str, scop: Scop) -> isl.Set:
+    """The instances of statement `name` in `us`: none where the statement never runs (a loop
+    from ``n - ii`` to ``n - i`` with ``ii >= n - i``: fuzzer seed 510, a StopIteration)."""
     sets: list[isl.Set] = []
     us.foreach_set(sets.append)
-    return next(s for s in sets if s.get_tuple_name() == name)
+    found = next((s for s in sets if s.get_tuple_name() == name), None)
+    return found if found is not None else isl.Set.empty(scop.statement(name).domain.get_space())
 
 
 # ----------------------------------------------------------------------------- launches
@@ -434,10 +438,10 @@ def _walk_host(node: isl.AstNode, dims: list[str], conds: list[str], user: Any) 
             _walk_host(children.get_at(i), dims, conds, user)
     elif kind == _AST.for_:
         it = node.for_get_iterator().id_get_id().get_name()
-        init, inc = _isl_text(node.for_get_init()), _isl_text(node.for_get_inc())
-        loop = [f"{it} >= {init}", _isl_text(node.for_get_cond())]
+        init, inc = _isl_pieces(node.for_get_init()), _isl_text(node.for_get_inc())
+        loop = [_join([(g, f"{it} >= {v}") for g, v in init]), _isl_text(node.for_get_cond())]
         if inc != "1":
-            loop.append(f"({it} - ({init})) mod {inc} = 0")
+            loop.append(_join([(g, f"({it} - ({v})) mod {inc} = 0") for g, v in init]))
         _walk_host(node.for_get_body(), [*dims, it], [*conds, *loop], user)
     elif kind == _AST.if_:
         cond = _isl_text(node.if_get_cond())
@@ -458,28 +462,62 @@ _ISL_BINARY = {
 
 
 def _isl_text(e: isl.AstExpr) -> str:
-    """An isl AST expression in isl's own syntax (``floor(a/b)``, ``min(a, b)``, ``a mod b``)."""
+    """An isl AST expression in isl's own syntax (``floor(a/b)``, ``min(a, b)``, ``a mod b``): a
+    condition, or a value without ``?:``. isl's syntax has no ``?:``, so a condition that compares
+    one is split into its cases (`_isl_pieces`): ``c1 >= (c0 >= 24 ? 3 : c0 / 3)`` is
+    ``(c0 >= 24 and c1 >= 3) or (not (c0 >= 24) and c1 >= floor(c0/3))``."""
+    return _join(_isl_pieces(e))
+
+
+Piece = tuple["str | None", str]  # (the condition where it holds, None: always; isl text)
+
+
+def _join(pieces: list[Piece]) -> str:
+    """Guarded conditions as one condition (their guards do not overlap)."""
+    if len(pieces) == 1 and pieces[0][0] is None:
+        return pieces[0][1]
+    return "(" + " or ".join(v if g is None else f"({g} and {v})" for g, v in pieces) + ")"
+
+
+def _isl_pieces(e: isl.AstExpr) -> list[Piece]:
+    """`e` as guarded pieces without ``?:`` (one, unguarded, where it has none)."""
     kind = e.get_type()
     if kind == isl.ast_expr_type.int:
-        return str(e.int_get_val().to_python())
+        return [(None, str(e.int_get_val().to_python()))]
     if kind == isl.ast_expr_type.id:
-        return str(e.id_get_id().get_name())
+        return [(None, str(e.id_get_id().get_name()))]
     op = e.op_get_type()
-    a = [_isl_text(e.op_get_arg(k)) for k in range(e.op_get_n_arg())]
+    ops: Any = isl.ast_expr_op_type
+    args = [_isl_pieces(e.op_get_arg(k)) for k in range(e.op_get_n_arg())]
+    if op in (ops.cond, ops.select):
+        c = _join(args[0])
+        return [(_both(g, f"({c})"), v) for g, v in args[1]] + [(_both(g, f"not ({c})"), v) for g, v in args[2]]
+    out: list[Piece] = []
+    for combo in itertools.product(*args):
+        guard: str | None = None
+        for g, _ in combo:
+            guard = _both(guard, g)
+        out.append((guard, _isl_op(op, [v for _, v in combo])))
+    return out
+
+
+def _both(a: str | None, b: str | None) -> str | None:
+    return b if a is None else a if b is None else f"({a} and {b})"
+
+
+def _isl_op(op: Any, a: list[str]) -> str:
     ops: Any = isl.ast_expr_op_type
     for name, sym in _ISL_BINARY.items():
         if op == getattr(ops, name):
             return f"({a[0]} {sym} {a[1]})"
     if op == ops.minus:
         return f"(-({a[0]}))"
-    if op in (ops.fdiv_q, ops.pdiv_q, ops.div):
-        return f"floor(({a[0]})/({a[1]}))"
+    if op in (ops.fdiv_q, ops.pdiv_q, ops.div):  # isl reads a divisor that is a bare number only
+        return f"floor(({a[0]})/{a[1]})"
     if op in (ops.pdiv_r, ops.zdiv_r):
-        return f"(({a[0]}) mod ({a[1]}))"
+        return f"(({a[0]}) mod {a[1]})"
     if op in (ops.min, ops.max):
         return f"{'min' if op == ops.min else 'max'}({', '.join(a)})"
-    if op in (ops.cond, ops.select):
-        return f"(({a[0]}) ? ({a[1]}) : ({a[2]}))"
     raise NotCountable(f"isl AST operator {op} in a host loop")
 
 

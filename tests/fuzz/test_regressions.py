@@ -270,3 +270,47 @@ def test_the_box_of_a_costly_footprint_gives_up_in_seconds() -> None:
         _shared("x", "float", footprint, isl.UnionMap.empty(footprint.get_space()), KernelShape(3, 3, (), (32, 32, 32)), "")
     assert time.monotonic() - start < 35  # 70 s before; about 7 s now
     assert ctx.get_max_operations() == 4_000_000  # the kernel's budget is given back
+
+
+# Seed 283 too (`hexplore analyze --gpu`: "GPU cost not counted", and the offload decision without
+# the cost model): the host loop's bound `c1 = (c0 >= 24 && ...) ? 3 : c0 / 3 - ...` was written
+# for isl with `?:`, which isl's syntax lacks, and divisors as `/(3)`, which isl does not read. A
+# comparison with a `?:` is now split into its cases; the launches are those the host code runs.
+def test_host_loops_with_a_choice_count_their_launches(tmp_path: Path) -> None:
+    from core_compiler.analysis import analyze_file
+    from core_compiler.frontend import ParseOptions
+    from core_compiler.pipeline import gpu_program
+    from core_compiler.transform.gpu_cost import gpu_cost, launch_sets
+
+    path = tmp_path / "split_launches.c"
+    path.write_text(SPLIT_LAUNCHES)
+    fa = analyze_file(str(path), parse_options=ParseOptions(defines=("N=5", "M=13")), only="f")
+    gpu = gpu_program(fa.functions[0].scops[0])
+    assert "?" in gpu.host_ast.to_C_str()
+    launched = {name: sum(s.count_val().to_python() for s in sets) for name, sets in launch_sets(gpu).items()}
+    assert launched == {"kernel0": 39, "kernel1": 61}  # by running the host loops (for c0, for c1, hx_when)
+    assert gpu_cost(gpu).kernels
+
+
+# Seed 510 (a crash of OpenCL and CUDA: StopIteration out of the GPU cost model): a statement of a
+# kernel that never runs (`k` from `n - ii` to `n - i` where `ii >= n - i`) has no instances in the
+# kernel's host values, and `_one` looked for its set there.
+NEVER_RUNS = """void f(int n, float A[n + 1], float B[n + 1])
+{
+  for (int i = 1; i < n; i++)
+    for (int ii = n - i; ii < i + 1; ii++) {
+      for (int k = n - ii; k < n - i; k++)
+        A[k] += B[k];
+      B[i] = 0.25f * A[i - 1];
+    }
+}
+"""
+
+
+def test_a_kernel_statement_that_never_runs(tmp_path: Path) -> None:
+    from core_compiler.runtime.differential import check_opencl
+
+    path = str(tmp_path / "never_runs.c")
+    Path(path).write_text(NEVER_RUNS)
+    for n in (5, 1):
+        assert check_opencl(path, "f", {"n": n}).ok, n

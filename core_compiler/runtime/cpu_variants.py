@@ -243,15 +243,16 @@ _COMPILED: OrderedDict[tuple[object, ...], JitFunction] = OrderedDict()
 _COMPILED_KEPT = 64
 
 
-def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFunction:
+def compile_variant(case: CpuCase, variant: str, parallel: bool = True, tiles: tuple[int, ...] = ()) -> JitFunction:
     """The variant's code, shared by cases of the same source at other sizes (the code takes
     the sizes as arguments; the last `_COMPILED_KEPT` are kept): in one process — a test, the
     benchmark — running again at other sizes builds nothing, where isl and LLVM take seconds
-    for a skewed stencil's register tiles. (Editor runs each start a fresh worker.)"""
-    key = (case.source, variant, parallel)
+    for a skewed stencil's register tiles. (Editor runs each start a fresh worker.) `tiles`: the
+    tiled variants' tile size per band member (the tuner's, `core_compiler/tune/`); () the default."""
+    key = (case.source, variant, parallel, tiles)
     jit = _COMPILED.get(key) if case.source else None
     if jit is None:
-        jit = _compile_variant(case, variant, parallel)
+        jit = _compile_variant(case, variant, parallel, tiles)
     if case.source:
         _COMPILED[key] = jit
         _COMPILED.move_to_end(key)
@@ -260,12 +261,12 @@ def compile_variant(case: CpuCase, variant: str, parallel: bool = True) -> JitFu
     return jit
 
 
-def _compile_variant(case: CpuCase, variant: str, parallel: bool) -> JitFunction:
+def _compile_variant(case: CpuCase, variant: str, parallel: bool, tiles: tuple[int, ...] = ()) -> JitFunction:
     if variant == "source order":
         return compile_original(case)
     schedule = TILABLE if variant.startswith("tilable") else DISTRIBUTED if variant.startswith("distributed") else None
     tile = 0 if variant.startswith(("untiled", "distributed")) else CpuOptions.tile_size
-    options = CpuOptions(tile_size=tile, parallel=parallel, privatize=True)
+    options = CpuOptions(tile_size=tile, tile_sizes=tiles if tile else (), parallel=parallel, privatize=True)
     if variant.endswith("+jam"):
         options = replace(options, jam=4)
     elif variant.endswith("+jam2"):  # 4x4 register tiles (4 on a band of two loops), whole strips unguarded
@@ -692,7 +693,7 @@ def run_tuned(
     if v not in case_variants(case):
         return None
     try:
-        jit = compile_variant(case, v, parallel and threads > 1 and not tuned.one_thread)
+        jit = compile_variant(case, v, parallel and threads > 1 and not tuned.one_thread, tuned.tiles)
     except isl.Error:
         case.analysis.scop.ctx.reset_operations()
         return None
@@ -721,7 +722,8 @@ def tuned_record(choice: VariantChoice) -> Tuned | None:
 def _tuned_remark(case: CpuCase, tuned: Tuned) -> Remark:
     """``tuned: untiled+jam2, 1.43x over the default (tiled), cached: the fastest of all 9 schedule
     variants an earlier run timed at these sizes on this machine``"""
-    runs = f"{tuned.variant}, one thread" if tuned.one_thread else tuned.variant
+    runs = tuned.variant + (f" {'x'.join(map(str, tuned.tiles))} tiles" if tuned.tiles and tuned.variant in TILED else "")
+    runs += ", one thread" if tuned.one_thread else ""
     if runs == DEFAULT_VARIANT:
         gain = "the default"
     elif tuned.default_s > 0 and tuned.seconds > 0:
@@ -729,7 +731,8 @@ def _tuned_remark(case: CpuCase, tuned: Tuned) -> Remark:
     else:
         gain = f"the default ({DEFAULT_VARIANT}) not timed"
     of = f"all {tuned.candidates}" if tuned.tried == tuned.candidates else f"{tuned.tried} of {tuned.candidates}"
-    message = f"tuned: {runs}, {gain}, cached: the fastest of {of} schedule variants an earlier run timed at these sizes on this machine"
+    searched = "configurations `hexplore tune` timed" if tuned.tiles else "schedule variants an earlier run timed"
+    message = f"tuned: {runs}, {gain}, cached: the fastest of {of} {searched} at these sizes on this machine"
     scop = case.analysis.scop
     args = {"variant": runs, "seconds": tuned.seconds, "default seconds": tuned.default_s, "tried": tuned.tried,
             "candidates": tuned.candidates}  # fmt: skip

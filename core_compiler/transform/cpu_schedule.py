@@ -50,6 +50,7 @@ INDEPENDENT = "independent"  # the annotation of a ``for`` node that carries no 
 @dataclass(frozen=True)
 class CpuOptions:
     tile_size: int = 32  # 0 or 1: no tiling
+    tile_sizes: tuple[int, ...] = ()  # per band member, outermost first, where given (the tuner's); else `tile_size`
     parallel: bool = True  # mark parallel loops
     jam: int = 0  # > 1: unroll-and-jam the loop(s) around the innermost one of each tile (band) by this much
     jam_loops: int = 1  # how many loops around the innermost are jammed: 2 makes jam x jam register tiles
@@ -198,6 +199,11 @@ class _Context:
     union: isl.UnionMap | None  # all of them
 
 
+def member_tile(options: CpuOptions, k: int) -> int:
+    """The tile size of band member `k`: `tile_sizes`' where it names one, else `tile_size`."""
+    return options.tile_sizes[k] if k < len(options.tile_sizes) and options.tile_sizes[k] > 1 else options.tile_size
+
+
 def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool) -> isl.ScheduleNode:
     """Tile (or, untiled, interchange) and mark the subtree at `node`; returns the node at the same
     position."""
@@ -215,7 +221,7 @@ def _transform(node: isl.ScheduleNode, context: _Context, inside_parallel: bool)
     if tiled:
         sizes = isl.MultiVal.zero(node.band_get_space())
         for k in range(n):
-            sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), options.tile_size))
+            sizes = sizes.set_val(k, isl.Val.int_from_si(node.get_ctx(), member_tile(options, k)))
         across = None if not threads or node.band_member_get_coincident(0) else _parallel_member(node, context)
         if threads and across is None and not node.band_member_get_coincident(0):  # a wavefront, below
             node = _tiles_from_lower_bounds(node)

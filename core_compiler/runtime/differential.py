@@ -79,6 +79,12 @@ class DeviceCase:
         """`inputs` through the reference and through `runtime`: the device run, the comparison
         of every array, and the reference's time."""
         expected = timed_call(self.reference, self.layout, inputs, rounds=4)
+        run, outputs = self.run_generated(runtime, inputs)
+        return run, compare_arrays(reference_outputs(expected), outputs), expected.elapsed_s
+
+    def run_generated(self, runtime: DeviceRuntime, inputs: Mapping[str, np.ndarray]) -> tuple[DeviceRun, dict[str, np.ndarray]]:
+        """`inputs` through `runtime` only: the run and what it is checked on (the function's
+        arrays and its return value)."""
         v = self.values
         arrays = {s.name: np.array(inputs[s.name], copy=True) for s in self.layout.arrays}
         if v.result is not None:  # the scalars it may read come back too
@@ -87,7 +93,7 @@ class DeviceCase:
         actual = {n: np.asarray(run.arrays[n]).reshape(np.shape(a)) if n in run.arrays else a for n, a in arrays.items()}
         outputs = {s.name: actual[s.name] for s in self.layout.arrays}
         outputs.update(result_outputs(v, actual, self.layout.return_dtype))
-        return run, compare_arrays(reference_outputs(expected), outputs), expected.elapsed_s
+        return run, outputs
 
 
 def device_case(

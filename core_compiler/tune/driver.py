@@ -1,0 +1,219 @@
+"""The tuning of one function (`hexplore tune`): its search space from the default schedule and
+mapping, the search on an engine (`engine.py`), the fastest checked configuration kept in the
+tuning cache, and the result as a table::
+
+    result = tune(Task.of("gemm.c", "kernel_gemm", "opencl", sizes, parse), TuneOptions(budget_s=60))
+    print(result.table())
+    result.line()    # "tuned: tile 64x16x32, block 16x16, 1.80x over default, on pthread-... (PoCL)"
+
+Records (`runtime/tuning.py`): on ``cpu`` a `Tuned` (variant, one thread or all, tile sizes) under
+the key `hexplore run` reads at these sizes, and a `TunedConfig` for ``compile --target c`` (the
+tile sizes); on ``opencl`` a `TunedConfig` for `run --device opencl` at these sizes on this
+device, and one for ``compile --target opencl`` (which knows no sizes: the last tuning of this
+source). Only a configuration that matched the original is recorded, and only where it beats the
+default.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from core_compiler.runtime import tuning
+from core_compiler.tune.engine import Engine, open_engine
+from core_compiler.tune.measure import Task, device_name
+from core_compiler.tune.search import SearchOptions, SearchResult, Trial, search
+from core_compiler.tune.space import Config, Space, cpu_space, cpu_tiles, opencl_sizes, opencl_space
+
+SEED_VARIANTS = 4  # CPU seeds: the race's likeliest winners (`cpu_variants.RACE_ORDER`), at default tiles
+
+
+@dataclass(frozen=True)
+class TuneOptions:
+    budget_s: float = 60.0
+    seed: int = 0
+    engine: str = "auto"  # `engine.open_engine`'s kinds
+    jobs: int = 0  # candidates at once (0: the cores)
+    address: str | None = None  # ray://host:port
+    one_thread: bool = False  # cpu: only one-thread candidates (tune for one core)
+    population: int = 0  # 0: twice the jobs, at least 6
+    store: bool = True  # write the records
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    task: Task
+    space: Space = field(repr=False)
+    search: SearchResult
+    device: str
+    engine: str
+
+    @property
+    def best(self) -> Trial:
+        return self.search.best
+
+    def label(self, config: Config) -> str:
+        return self.space.label(config)
+
+    def line(self) -> str:
+        """``tuned: tile 64x16, block 16x16, 1.80x over default, on pthread-AMD EPYC (PoCL)``"""
+        best, default = self.best, self.search.default
+        if best.config == default.config or not best.counts:
+            return f"tuned: the default ({self.label(default.config)}) is the fastest found, on {self.device}"
+        return f"tuned: {self.label(best.config)}, {self.search.speedup():.2f}x over default, on {self.device}"
+
+    def table(self, rows: int = 10) -> str:
+        """The fastest `rows` configurations, the default's row always; then the failed count."""
+        s = self.search
+        ok = sorted((t for t in s.trials if t.counts), key=lambda t: t.seconds)
+        shown = ok[:rows] + ([s.default] if s.default not in ok[:rows] else [])
+        width = max([len(self.label(t.config)) for t in shown] + [13])
+        lines = [f"{'#':>3}  {'configuration':{width}}  {'time':>10}  {'vs default':>10}"]
+        for t in shown:
+            rank = ok.index(t) + 1 if t in ok else "-"
+            gain = f"{s.default.seconds / t.seconds:.2f}x" if s.default.counts and t.counts else "-"
+            mark = " (default)" if t.config == s.default.config else ""
+            time_text = _duration(t.seconds) if t.counts else t.message[:40] or "failed"
+            lines.append(f"{rank:>3}  {self.label(t.config):{width}}  {time_text:>10}  {gain:>10}{mark}")
+        failed = [t for t in s.trials if not t.counts]
+        count = f"{len(s.trials)} of {s.candidates}" if s.candidates >= 0 else f"{len(s.trials)}"
+        lines.append(f"{s.searcher} search: {count} configurations measured in {s.seconds:.1f} s ({s.stopped}); "
+                     f"{len(failed)} failed or differed from the original")  # fmt: skip
+        return "\n".join(lines)
+
+
+def tune(task: Task, options: TuneOptions = TuneOptions(), on_trial: Callable[[Trial, int], None] | None = None,
+         engine: Engine | None = None) -> TuneResult:  # fmt: skip
+    """Search `task`'s space within `options.budget_s` (the space's set-up included) and record
+    the fastest configuration that matches the original. Raises what preparing the function
+    raises (`NotCheckable`, ...) before any candidate runs."""
+    start = time.monotonic()
+    space, seeds = space_for(task, options.one_thread)
+    if engine is None:
+        with open_engine(options.engine, options.jobs, options.address) as opened:
+            return tune(task, options, on_trial, opened)
+    deadline = start + options.budget_s
+    population = options.population or max(2 * (options.jobs or _cpus(engine)), 6)
+    search_options = SearchOptions(budget_s=max(deadline - time.monotonic(), 0.0), seed=options.seed,
+                                   population=population, batch=max(options.jobs or _cpus(engine), 1))  # fmt: skip
+    count = [0]
+
+    def evaluate(configs: Sequence[Config]) -> list[Trial]:
+        trials = engine.map(task, configs, deadline)
+        for t in trials:
+            count[0] += 1
+            if on_trial is not None:
+                on_trial(t, count[0])
+        return trials
+
+    result = TuneResult(task, space, search(space, evaluate, search_options, seeds), device_name(task.target), engine.name)
+    if options.store:
+        record(result)
+    return result
+
+
+def _cpus(engine: Engine) -> int:
+    digits = [int(w) for w in engine.name.replace(",", " ").split() if w.isdigit()]
+    return digits[-1] if digits else 1
+
+
+# ------------------------------------------------------------------------------ spaces
+
+
+def space_for(task: Task, one_thread: bool = False) -> tuple[Space, list[Config]]:
+    """The task's space and the seeds of its search."""
+    return _cpu_space(task, one_thread) if task.target == "cpu" else _opencl_space(task)
+
+
+def _cpu_space(task: Task, one_thread: bool) -> tuple[Space, list[Config]]:
+    from core_compiler.llvm.jit import max_threads
+    from core_compiler.runtime.cpu_variants import RACE_ORDER, TILED, case_variants, prepare
+    from core_compiler.transform.schedule import compute_schedule
+
+    case = prepare(task.path, task.function, task.sizes, parse=task.parse)
+    variants = tuple(v for v in RACE_ORDER if v in case_variants(case))
+    scop = case.analysis.scop
+    band = _widest_permutable_band(compute_schedule(scop, case.analysis.deps))
+    space = cpu_space(variants, band, task.threads or max_threads(), tuple(v for v in variants if v in TILED), one_thread)
+    seeds = [space.normal(space.default.with_(variant=v)) for v in variants[1:SEED_VARIANTS]]
+    return space, seeds
+
+
+def _widest_permutable_band(schedule: isl.Schedule) -> int:
+    widest = [0]
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.band and node.band_n_member() >= 2 and node.band_get_permutable():
+            widest[0] = max(widest[0], node.band_n_member())
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return min(widest[0], 3)
+
+
+def _opencl_space(task: Task) -> tuple[Space, list[Config]]:
+    from core_compiler.pipeline import gpu_program
+    from core_compiler.runtime.differential import device_case
+
+    case = device_case(task.path, task.function, task.sizes, parse=task.parse)
+    kernels = [k for k in gpu_program(case.values.scop).kernels if k.parallel]
+    tiled = max((k.shape.n_tiled for k in kernels), default=0)
+    threads = max((k.n_thread_dims for k in kernels), default=0)
+    space = opencl_space(min(tiled, 3), min(threads, 3))
+    explicit = space.default.with_(mapping="explicit")
+    seeds = [space.normal(explicit), space.normal(space.default.with_(shared=False)),
+             space.normal(explicit.with_(**{c.name: 16 for c in space.choices if c.name.startswith("tile")}))]  # fmt: skip
+    return space, [s for s in seeds if space.fits(s)]
+
+
+# ------------------------------------------------------------------------------ records
+
+
+def record(result: TuneResult) -> None:
+    """The best configuration in the tuning cache, where it matched and beat the default."""
+    best, s, task = result.best, result.search, result.task
+    if not best.counts or best.config == s.default.config:
+        return
+    tried = len(s.trials)
+    candidates = s.candidates if s.candidates >= 0 else tried
+    default_s = s.default.seconds if s.default.counts else 0.0
+    if task.target == "cpu":
+        _record_cpu(result, tried, candidates, default_s)
+        return
+    config = tuning.TunedConfig("opencl", opencl_sizes(best.config), bool(best.config["shared"]),
+                                bool(best.config["private"]), result.label(best.config), best.seconds, default_s,
+                                tried, candidates, result.device)  # fmt: skip
+    tuning.store_config(tuning.config_key(task.path, task.function, "opencl", task.sizes, task.parse, opencl_device_key()), config)
+    tuning.store_config(tuning.config_key(task.path, task.function, "opencl", None, task.parse), config)
+
+
+def _record_cpu(result: TuneResult, tried: int, candidates: int, default_s: float) -> None:
+    from core_compiler.llvm.jit import max_threads
+    from core_compiler.runtime.cpu_variants import TILED
+
+    best, task = result.best, result.task
+    variant, alone, tiles = str(best.config["variant"]), best.config["threads"] == "one", cpu_tiles(best.config)
+    threads = task.threads or max_threads()
+    tuned = tuning.Tuned(variant, alone and threads > 1, best.seconds, default_s, tried, candidates, 0.0, tiles)
+    tuning.store(tuning.tuning_key(task.path, task.function, task.sizes, task.parse, threads), tuned)
+    tile_text = ",".join(map(str, tiles or (32,))) if variant in TILED else "0"
+    c = tuning.TunedConfig("c", tile_text, False, False, result.label(best.config), best.seconds, default_s, tried,
+                           candidates, result.device)  # fmt: skip
+    tuning.store_config(tuning.config_key(task.path, task.function, "c", None, task.parse), c)
+
+
+def opencl_device_key() -> str:
+    """The OpenCL device a `run --device opencl` record is for."""
+    from core_compiler.runtime.opencl import pocl_device
+
+    return pocl_device().name.strip()
+
+
+def _duration(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "-"
+    return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.3f} s"

@@ -335,6 +335,13 @@ _entry("TunedVariant", PASSED, ("cpu-run",), CPU,
        "race. It is still checked against the original.",
        "The cache is per user (`$XDG_CACHE_HOME/hexplore/tuning`); a change to the file, the sizes, "
        "the machine or hexplore misses it. `HEXPLORE_TUNING=off` turns it off.")  # fmt: skip
+_entry("TunedConfiguration", PASSED, ("tune",), CPU,
+       "`compile` used the configuration `hexplore tune` found fastest for this function (tile and "
+       "block sizes, shared and register promotion, or the C target's tile sizes): the message "
+       "says which, how much faster than the default it was, and on which device.",
+       "`hexplore tune FILE --function F --target opencl|cpu` searches and records it (per user, "
+       "`$XDG_CACHE_HOME/hexplore/tuning`); an edit of the file misses it, and `--tile-size`, "
+       "`--sizes` or `--no-shared-memory` on the command line take precedence.")  # fmt: skip
 
 # ------------------------------------------------------------------------------ CUDA input
 

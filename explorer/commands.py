@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import islpy as isl
@@ -27,6 +27,7 @@ from core_compiler.passes import Trace
 from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
 from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.report import function_text, remark_text
+from core_compiler.runtime import tuning
 from core_compiler.runtime.run import (
     MIN_MEMORY_LIMIT,
     RunReport,
@@ -35,6 +36,7 @@ from core_compiler.runtime.run import (
     run_function,
     timeout_problem,
 )
+from core_compiler.runtime.tuning import TunedConfig
 from core_compiler.transform.counting import NotCountable
 from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.transform.gpu_cost import gpu_cost, ptxas_resources, render_cost, with_registers
@@ -43,8 +45,10 @@ from core_compiler.transform.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptio
 from core_compiler.transform.profitability import decide, fixed_by_context
 from core_compiler.transform.sizes import SizesError, parse_sizes
 
-if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`
+if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`, the tuner for `hexplore tune`
     from core_compiler.ad import Derivative
+    from core_compiler.tune.driver import TuneResult
+    from core_compiler.tune.search import Trial
 
 
 class CommandError(UsageError):
@@ -184,8 +188,13 @@ def compile_source(
     memory = MemoryOptions(settings.shared_memory, settings.private_memory, settings.max_shared_memory)
     mapping = MappingOptions(tile_size=settings.tile_size, sizes=sizes, memory=memory)
     c_options = COptions(CpuOptions(tile_size=settings.tile_size), openmp=settings.openmp)
+    tuned = _tuned_config(path, fa, parse, settings)
+    if tuned is not None:
+        mapping, c_options = _with_tuned(tuned[0], mapping, c_options)
     result = compile_file(fa, settings.target, GpuOptions(mapping=mapping), c_options=c_options, text=text,
                           always_offload=settings.always_offload)  # fmt: skip
+    if tuned is not None:
+        result = replace(result, remarks=(tuned[1], *result.remarks))
     where = f"`{fa.functions[0].function.name}`" if len(fa.functions) == 1 else fa.path
     if not any(f.scops for f in fa.functions):  # the C target would print the file as it is
         reasons = tuple(r for r in fa.all_remarks() if r.kind is RemarkKind.MISSED and r.pass_name == "scop-detect")
@@ -196,6 +205,79 @@ def compile_source(
             f"nothing to generate: every loop nest of {where} stays on the CPU (the remarks above say "
             "why; --always-offload generates GPU code anyway, --target c tiled C)"))  # fmt: skip
     return Compiled(result)
+
+
+def _tuned_config(path: str, fa: FileAnalysis, parse: ParseOptions, settings: CompileSettings) -> tuple[TunedConfig, Remark] | None:
+    """What `hexplore tune` recorded for the one function with loop nests of `fa` and this target
+    (`runtime/tuning.py`), and the remark that says so; None where nothing is recorded, or the
+    command line chose the sizes or the memory itself (its choice stands)."""
+    if (settings.tile_size, settings.sizes, settings.shared_memory, settings.private_memory) != (32, None, True, True):
+        return None
+    target = {"opencl": "opencl", "c": "c"}.get(settings.target)
+    modeled = [f for f in fa.functions if f.scops]
+    if target is None or len(modeled) != 1:
+        return None
+    fn = modeled[0].function
+    try:
+        config = tuning.load_config(tuning.config_key(path, fn.name, target, None, parse))
+    except OSError:
+        return None
+    if config is None:
+        return None
+    args = {"configuration": config.label, "seconds": config.seconds, "default seconds": config.default_s, "device": config.device}
+    return config, Remark(RemarkKind.PASSED, "tune", "TunedConfiguration", config.line(), fn.range, fn.name, args)
+
+
+def _with_tuned(config: TunedConfig, mapping: MappingOptions, c_options: COptions) -> tuple[MappingOptions, COptions]:
+    """The options with a tuned configuration's choices (`_tuned_config`)."""
+    if config.target == "c":
+        tiles = tuple(int(t) for t in config.sizes.split(","))
+        cpu = replace(c_options.cpu, tile_size=tiles[0], tile_sizes=tiles) if tiles != (0,) else replace(c_options.cpu, tile_size=0)
+        return mapping, replace(c_options, cpu=cpu)
+    memory = replace(mapping.memory, shared=config.shared, private=config.private)
+    return replace(mapping, sizes=parse_sizes(config.sizes) if config.sizes else {}, memory=memory), c_options
+
+
+# ------------------------------------------------------------------------------- tune
+
+
+TUNE_TARGETS = ("cpu", "opencl")
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """`hexplore tune`'s options (`core_compiler/tune/`)."""
+
+    target: str = "cpu"
+    budget_s: float = 60.0  # the search's wall time (Ray's start not included)
+    address: str | None = None  # ray://host:port: an existing Ray cluster
+    jobs: int = 0  # candidates at once; 0: the cores
+    seed: int = 0
+    engine: str = "auto"  # "auto" (Ray if installed, else a process pool), "ray", "pool", "local"
+    one_thread: bool = False  # cpu: tune for one core
+
+
+def tune(plan: RunPlan, settings: TuneSettings, on_trial: Callable[[Trial, int], None] | None = None) -> TuneResult:
+    """Search `plan`'s function at its sizes for `settings.target`; the best configuration that
+    matches the original goes to the tuning cache, where `compile` and `run` read it."""
+    from core_compiler.tune.driver import TuneOptions
+    from core_compiler.tune.driver import tune as tune_task
+    from core_compiler.tune.measure import Task
+
+    if settings.target not in TUNE_TARGETS:
+        raise CommandError(f"tune --target must be one of {', '.join(TUNE_TARGETS)}")
+    if settings.budget_s <= 0 or not math.isfinite(settings.budget_s):
+        raise CommandError("--budget expects a positive number of seconds")
+    if settings.address and not settings.address.startswith(("ray://", "auto")) and ":" not in settings.address:
+        raise CommandError(f"--address expects ray://HOST:PORT, got '{settings.address}'")
+    task = Task.of(plan.path, plan.function, settings.target, plan.sizes, plan.parse, 1 if settings.one_thread else 0)
+    options = TuneOptions(settings.budget_s, settings.seed, settings.engine, settings.jobs, settings.address, settings.one_thread)
+    try:
+        return tune_task(task, options, on_trial)
+    except ImportError as e:
+        raise CommandError(str(e)) from e
+    except UsageError as e:  # not checkable, does not fit its arrays, ...
+        raise CommandError(f"{plan.function}: {e}") from e
 
 
 # ------------------------------------------------------------------------------- run
@@ -345,6 +427,7 @@ def run_text(r: RunReport) -> str:
         f"  {transfer_text(r)}\n"
         f"  {verdict} (max abs error {r.max_abs_error:.3g})"
         + (f"\n  ran the {r.variant} code" + (f": {r.note}" if r.note else "") if r.variant else "")
+        + (f"\n  {r.note}" if r.note and not r.variant else "")
     )
 
 

@@ -54,6 +54,7 @@ SLOW_PATHS = (
     "tests/explorer/test_robustness.py",
     "tests/explorer/test_one_run.py",
     "tests/runtime/",
+    "tests/tune/test_ray_sweep.py",
     "tests/lsp/",
     "tests/tui/",
 )

@@ -29,7 +29,7 @@ from explorer.api import (
 )
 from explorer.commands import DEFAULT_MAX_SHARED_BYTES, CommandError, CompileSettings
 
-SUBCOMMANDS = ("analyze", "compile", "tui", "grad", "run")
+SUBCOMMANDS = ("analyze", "compile", "tui", "grad", "run", "tune")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -96,7 +96,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="one JSON object on stdout")
     run.add_argument("--timeout", default="120", metavar="S", help="time limit of one run (default %(default)s s)")
     run.add_argument("--memory-limit", default=None, metavar="SIZE", help="memory the run may use, e.g. 8G or 512M; 0: no limit (default: half the machine's memory, at least 4G; none on cuda)")
+    _tune_parser(sub)
     return parser
+
+
+def _tune_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    t = sub.add_parser("tune", help="search tile sizes, variants, block sizes and promotion for the fastest checked code; compile and run reuse it")
+    _common(t)
+    t.add_argument("--target", choices=commands.TUNE_TARGETS, default="cpu", help="cpu: LLVM JIT + OpenMP; opencl: the OpenCL device (PoCL)")
+    t.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter (default {DEFAULT_SIZE} each, as run)")
+    t.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds of search (default %(default)s; starting Ray is not counted)")
+    t.add_argument("--address", metavar="ray://HOST:PORT", help="run the candidates on this Ray cluster (default: a local Ray instance on all cores, or a process pool without ray)")
+    t.add_argument("--jobs", type=_non_negative, default=0, metavar="N", help="candidates at once (default: the cores)")
+    t.add_argument("--engine", choices=("auto", "ray", "pool", "local"), default="auto", help="auto: ray if installed (pip install 'hexplore[tune]'), else a process pool")
+    t.add_argument("--one-thread", action="store_true", help="cpu: tune for one core")
+    t.add_argument("--seed", type=_non_negative, default=0, help="the evolutionary search's seed")
 
 
 def _read(path: str) -> str | None:
@@ -272,13 +286,44 @@ def _run_cuda(args: argparse.Namespace, text: str) -> int:
     return 0 if match else 1
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    """`hexplore tune`: a line per candidate on stderr, the table and the tuned line on stdout."""
+    text = _read(args.file)
+    if text is None:
+        return 2
+    settings = commands.TuneSettings(args.target, args.budget, args.address, args.jobs, args.seed, args.engine, args.one_thread)
+    try:
+        if not args.function:
+            args.function = commands.function_to_run(args.file, text, _parse_options(args))
+        plan = commands.plan_run(args.file, text, _parse_options(args), args.function, args.param)
+        for warning in plan.warnings:
+            print(f"hexplore: warning: {warning}", file=sys.stderr)
+        sizes = ", ".join(f"{k}={v}" for k, v in plan.sizes.items()) or "no sizes"
+        print(f"tuning {args.function} for {args.target} at {sizes}, budget {args.budget:g} s", file=sys.stderr)
+        best = [float("inf")]
+
+        def progress(trial: commands.Trial, n: int) -> None:
+            best[0] = min(best[0], trial.seconds) if trial.counts else best[0]
+            what = f"{trial.seconds * 1e3:9.2f} ms" if trial.counts else f"{'failed':>12}: {trial.message[:60]}"
+            print(f"  [{n:3}] {what}   best {best[0] * 1e3:.2f} ms", file=sys.stderr, flush=True)
+
+        result = commands.tune(plan, settings, progress)
+    except CommandError as e:
+        return _error(e)
+    print(f"{result.search.searcher} search on {result.engine}, {result.device}")
+    print(result.table())
+    print(result.line())
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
         # `hexplore FILE ...` is `hexplore tui FILE ...`.
         argv = ["tui", *argv]
     args = _parser().parse_args(argv)
-    handlers = {"analyze": cmd_analyze, "compile": cmd_compile, "tui": cmd_tui, "grad": cmd_grad, "run": cmd_run}
+    handlers = {"analyze": cmd_analyze, "compile": cmd_compile, "tui": cmd_tui, "grad": cmd_grad, "run": cmd_run,
+                "tune": cmd_tune}  # fmt: skip
     return handlers[args.command](args)
 
 

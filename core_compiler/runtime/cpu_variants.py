@@ -704,7 +704,7 @@ def run_tuned(
         return None
     rounds = _race({v: jit}, case, clock, {v: first}, calls=calls) if first < SLOW_CALL_S else {}
     seconds = min(first, *rounds.values())
-    one = _one_thread_remark(case, threads, tuned.parallel_s, tuned.seconds) if tuned.one_thread else None
+    one = _one_thread_remark(case, threads, tuned.parallel_s, tuned.seconds) if tuned.one_thread and tuned.parallel_s > 0 else None
     choice = VariantChoice(v, {v: seconds}, None, one, {v: jit.module.parallel_loops},
                            tuned=_tuned_remark(case, tuned), runs_s=seconds)  # fmt: skip
     return jit, choice, {choice.runs: result}

@@ -53,6 +53,7 @@ from core_compiler.runtime.worker import WorkerError, run_in_worker
 
 if TYPE_CHECKING:
     from core_compiler.analysis import FunctionAnalysis
+    from core_compiler.pipeline import GpuOptions
     from core_compiler.runtime.cpu_variants import LlvmCpuResult
     from core_compiler.runtime.device import DeviceRuntime
 
@@ -91,11 +92,11 @@ class RunReport:
     runs: int = 1
     variant: str = ""  # cpu: the code that ran (one of `cpu_llvm.VARIANTS`), chosen by timing
     note: str = ""  # cpu: how it was chosen, where worth saying (TunedVariant, RaceStopped), and why it
-    # is not tiled or on one thread (TilingNotFaster, ParallelNotFaster)
+    # is not tiled or on one thread (TilingNotFaster, ParallelNotFaster); opencl: the tuned mapping's line
     search: str = ""  # cpu: the race ("tried 3 of 9 schedule variants in 8.1 s; ..."), or the cached choice
     variants_tried: int = 0  # cpu: schedule variants the race tried (0: the choice came from the tuning cache)
     variants_total: int = 0  # cpu: of these
-    tuned: bool = False  # cpu: the variant came from the tuning cache (`tuning.py`), no race
+    tuned: bool = False  # the variant (cpu) or mapping (opencl, `hexplore tune`'s) came from the tuning cache
     status: str = "ok"  # one of STATUSES: "ok" and "mismatch" completed, the others did not
     kernels: int = 0  # opencl, cuda: the kernels launched
     arrays: tuple[ArrayReport, ...] = ()  # each array (and the return value) compared
@@ -269,14 +270,37 @@ def _measure_device(path: str, function: str, device: str, params: dict[str, int
     from core_compiler.runtime.differential import check_device
 
     runtime = _runtime(device)
+    tuned = _tuned_mapping(path, function, device, params, parse)
     try:
-        d = check_device(path, function, params, runtime, repeat=repeat, parse=parse)
+        d = check_device(path, function, params, runtime, gpu=tuned[1] if tuned else None, repeat=repeat, parse=parse)
     finally:
         runtime.close()
     report = _report(function, device, params, d.reference_s, d.device_s, d.comparison, d.bytes_transferred)
+    if tuned is not None:
+        report = replace(report, note=tuned[0], tuned=True)
     if d.failed_run > 1:  # the first run matched: what stayed on the device did not
         report = replace(report, message=f"run {d.failed_run} of {d.runs} (arrays resident from earlier runs) differs:\n{report.message}")
     return replace(report, bytes_transferred_repeat=d.bytes_transferred_repeat, runs=d.runs, kernels=d.kernels)
+
+
+def _tuned_mapping(path: str, function: str, device: str, params: Mapping[str, int],
+                   parse: ParseOptions | None) -> tuple[str, GpuOptions] | None:  # fmt: skip
+    """The mapping `hexplore tune` found fastest for this code at these sizes on this OpenCL
+    device (`tuning.TunedConfig`), and its line; None where none is recorded."""
+    if device != "opencl":
+        return None
+    from core_compiler.pipeline import GpuOptions
+    from core_compiler.runtime import tuning
+    from core_compiler.runtime.opencl import pocl_device
+    from core_compiler.transform.gpu_mapping import MappingOptions
+    from core_compiler.transform.memory import MemoryOptions
+    from core_compiler.transform.sizes import parse_sizes
+
+    config = tuning.load_config(tuning.config_key(path, function, "opencl", params, parse, pocl_device().name.strip()))
+    if config is None:
+        return None
+    memory = MemoryOptions(shared=config.shared, private=config.private)
+    return config.line(), GpuOptions(mapping=MappingOptions(sizes=parse_sizes(config.sizes) if config.sizes else {}, memory=memory))
 
 
 def _runtime(device: str) -> DeviceRuntime:

@@ -10,8 +10,8 @@ Records (`runtime/tuning.py`): on ``cpu`` a `Tuned` (variant, one thread or all,
 the key `hexplore run` reads at these sizes, and a `TunedConfig` for ``compile --target c`` (the
 tile sizes); on ``opencl`` a `TunedConfig` for `run --device opencl` at these sizes on this
 device, and one for ``compile --target opencl`` (which knows no sizes: the last tuning of this
-source). Only a configuration that matched the original is recorded, and only where it beats the
-default.
+source). Only a configuration that matched the original is recorded (the default too, where
+nothing beat it: the next `run` then skips its race).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from core_compiler.tune.measure import Task, device_name
 from core_compiler.tune.search import SearchOptions, SearchResult, Trial, search
 from core_compiler.tune.space import Config, Space, cpu_space, cpu_tiles, opencl_sizes, opencl_space
 
+DEFAULT_GRACE_S = 300.0  # the default candidate's time past the budget, where it needs it (a worker's first preparation)
 SEED_VARIANTS = 4  # CPU seeds: the race's likeliest winners (`cpu_variants.RACE_ORDER`), at default tiles
 
 
@@ -88,22 +89,24 @@ class TuneResult:
 
 def tune(task: Task, options: TuneOptions = TuneOptions(), on_trial: Callable[[Trial, int], None] | None = None,
          engine: Engine | None = None) -> TuneResult:  # fmt: skip
-    """Search `task`'s space within `options.budget_s` (the space's set-up included) and record
+    """Search `task`'s space within `options.budget_s` (after the space's set-up and the engine's
+    start; the default candidate is measured even past it, `DEFAULT_GRACE_S`) and record
     the fastest configuration that matches the original. Raises what preparing the function
     raises (`NotCheckable`, ...) before any candidate runs."""
-    start = time.monotonic()
     space, seeds = space_for(task, options.one_thread)
     if engine is None:
         with open_engine(options.engine, options.jobs, options.address) as opened:
             return tune(task, options, on_trial, opened)
-    deadline = start + options.budget_s
+    deadline = time.monotonic() + options.budget_s
     population = options.population or max(2 * (options.jobs or _cpus(engine)), 6)
     search_options = SearchOptions(budget_s=max(deadline - time.monotonic(), 0.0), seed=options.seed,
                                    population=population, batch=max(options.jobs or _cpus(engine), 1))  # fmt: skip
     count = [0]
 
     def evaluate(configs: Sequence[Config]) -> list[Trial]:
-        trials = engine.map(task, configs, deadline)
+        # the default always gets its time: every other candidate is measured against it
+        late = time.monotonic() + DEFAULT_GRACE_S if space.default in configs else deadline
+        trials = engine.map(task, configs, max(deadline, late))
         for t in trials:
             count[0] += 1
             if on_trial is not None:
@@ -174,9 +177,9 @@ def _opencl_space(task: Task) -> tuple[Space, list[Config]]:
 
 
 def record(result: TuneResult) -> None:
-    """The best configuration in the tuning cache, where it matched and beat the default."""
+    """The best configuration in the tuning cache, where it matched the original."""
     best, s, task = result.best, result.search, result.task
-    if not best.counts or best.config == s.default.config:
+    if not best.counts:
         return
     tried = len(s.trials)
     candidates = s.candidates if s.candidates >= 0 else tried
@@ -198,7 +201,8 @@ def _record_cpu(result: TuneResult, tried: int, candidates: int, default_s: floa
     best, task = result.best, result.task
     variant, alone, tiles = str(best.config["variant"]), best.config["threads"] == "one", cpu_tiles(best.config)
     threads = task.threads or max_threads()
-    tuned = tuning.Tuned(variant, alone and threads > 1, best.seconds, default_s, tried, candidates, 0.0, tiles)
+    parallel_s = min((t.seconds for t in result.search.trials if t.counts and t.config == best.config.with_(threads="all")), default=0.0)
+    tuned = tuning.Tuned(variant, alone and threads > 1, best.seconds, default_s, tried, candidates, parallel_s, tiles)
     tuning.store(tuning.tuning_key(task.path, task.function, task.sizes, task.parse, threads), tuned)
     tile_text = ",".join(map(str, tiles or (32,))) if variant in TILED else "0"
     c = tuning.TunedConfig("c", tile_text, False, False, result.label(best.config), best.seconds, default_s, tried,

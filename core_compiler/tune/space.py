@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from random import Random
 
 Value = int | str | bool
 CPU_TILES = (8, 16, 32, 64, 128)
@@ -92,11 +92,11 @@ class Space:
     def raw_size(self) -> int:
         return math.prod(len(c.values) for c in self.choices)
 
-    def random(self, rng: random.Random) -> Config:
+    def random(self, rng: Random) -> Config:
         """A configuration drawn uniformly per choice, normalized; it may not fit (`fits`)."""
         return self.normal(Config(tuple((c.name, rng.choice(c.values)) for c in self.choices)))
 
-    def mutate(self, config: Config, rng: random.Random, rate: float) -> Config:
+    def mutate(self, config: Config, rng: Random, rate: float) -> Config:
         """Each choice redrawn with probability `rate` (at least one is)."""
         names = [c.name for c in self.choices if len(c.values) > 1]
         forced = rng.choice(names) if names else None
@@ -106,7 +106,7 @@ class Space:
                 values[c.name] = rng.choice([v for v in c.values if v != values[c.name]] or list(c.values))
         return self.normal(Config(tuple((c.name, values[c.name]) for c in self.choices)))
 
-    def crossover(self, a: Config, b: Config, rng: random.Random) -> Config:
+    def crossover(self, a: Config, b: Config, rng: Random) -> Config:
         """Each choice from one parent or the other (TC's uniform crossover)."""
         return self.normal(Config(tuple((k, v if rng.random() < 0.5 else b[k]) for k, v in a.values)))
 
@@ -124,6 +124,8 @@ def cpu_space(variants: tuple[str, ...], band: int, threads: int, tiled: tuple[s
     choices = (Choice("variant", variants), *tile_choices, Choice("threads", thread_values))
 
     def normalize(c: Config) -> Config:
+        if c["variant"] == "source order":  # built without parallel loops either way
+            c = c.with_(threads=thread_values[0])
         if c["variant"] in tiled:
             return c
         return c.with_(**{t.name: 32 for t in tile_choices})
@@ -131,7 +133,8 @@ def cpu_space(variants: tuple[str, ...], band: int, threads: int, tiled: tuple[s
     def describe(c: Config) -> str:
         tiles = "x".join(str(c[t.name]) for t in tile_choices)
         tiling = f", tile {tiles}" if c["variant"] in tiled and tiles else ""
-        return f"{c['variant']}{tiling}, {'one thread' if c['threads'] == 'one' else 'all threads'}"
+        threads = "" if c["variant"] == "source order" else ", one thread" if c["threads"] == "one" else ", all threads"
+        return f"{c['variant']}{tiling}{threads}"
 
     return Space("cpu", choices, normalize, describe=describe)
 

@@ -20,7 +20,8 @@ Code map, in the order data flows:
 - `views.py`: a function's back-end views as text (generated code, passes, schedule tree), for
   the code-lens commands the editor's server executes.
 - `offload.py`: each loop nest's offload decision as `hexplore compile` makes it, as remarks on
-  its outer loop (`Workspace.decisions` keeps them per function text and settings).
+  its outer loop (made in the back-end worker process; `Workspace` keeps them per function text
+  and settings, with the memory placements hovers show).
 - `fixes.py`: source rewrites offered as code actions: `restrict` where hexplore assumes no
   aliasing, loop interchange where no dependence forbids it.
 - `running.py`: the one run (`core_compiler.runtime.run.run_function`, in the core's one worker

@@ -35,42 +35,86 @@ Files of the user's own (`core_compiler/user_dirs.py`): `cache_root()`, `private
 refused (SECURITY.md).
 
 The `hexplore` subcommands' drivers are in `explorer/commands.py`.
+
+The names load on first use (PEP 562 `__getattr__`): a face that shows analyses never loads the
+run-time modules (numpy, pyopencl, llvmlite) or the code generators until it runs or generates
+something (issue 29: the editor's first diagnostics wait for no import they do not need).
 """
 
 from __future__ import annotations
 
-from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file
-from core_compiler.compile import TARGETS, compile_file
-from core_compiler.errors import HexploreError, UsageError
-from core_compiler.frontend import ParseOptions
-from core_compiler.passes import PassRecord
-from core_compiler.pipeline import (
-    Backend,
-    ScopUnit,
-    artifact_language,
-    artifact_source_map,
-    backend,
-)
-from core_compiler.remarks import Remark, RemarkKind
-from core_compiler.report import FORMATS, remark_text, render_report
-from core_compiler.runtime.footprint import default_sizes
-from core_compiler.runtime.run import (
-    DEFAULT_SIZE,
-    DEVICES,
-    NOT_CHECKABLE,
-    cuda_unavailable,
-    run_function,
-)
-from core_compiler.source import SourceRange
-from core_compiler.source_map import MappedLine, SourceMap, join_mapped
-from core_compiler.transform.interchange import Interchange, header_edits, interchange, source_text
-from core_compiler.transform.schedule import tree_json
-from core_compiler.user_dirs import UnsafeDirectory, cache_root, check_private, private_dir
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file
+    from core_compiler.compile import TARGETS, compile_file
+    from core_compiler.errors import HexploreError, UsageError
+    from core_compiler.frontend import ParseOptions
+    from core_compiler.passes import PassRecord
+    from core_compiler.pipeline import (
+        Backend,
+        ScopUnit,
+        artifact_language,
+        artifact_source_map,
+        backend,
+    )
+    from core_compiler.remarks import Remark, RemarkKind
+    from core_compiler.report import FORMATS, remark_text, render_report
+    from core_compiler.runtime.footprint import default_sizes
+    from core_compiler.runtime.run import (
+        DEFAULT_SIZE,
+        DEVICES,
+        NOT_CHECKABLE,
+        cuda_unavailable,
+        run_function,
+    )
+    from core_compiler.source import SourceRange
+    from core_compiler.source_map import MappedLine, SourceMap, join_mapped
+    from core_compiler.transform.interchange import (
+        Interchange,
+        header_edits,
+        interchange,
+        source_text,
+    )
+    from core_compiler.transform.schedule import tree_json
+    from core_compiler.user_dirs import UnsafeDirectory, cache_root, check_private, private_dir
+
+# Each name and the module it comes from.
+_HOMES = {
+    "core_compiler.analysis": ("FileAnalysis", "FunctionAnalysis", "analyze_file"),
+    "core_compiler.compile": ("TARGETS", "compile_file"),
+    "core_compiler.errors": ("HexploreError", "UsageError"),
+    "core_compiler.frontend": ("ParseOptions",),
+    "core_compiler.passes": ("PassRecord",),
+    "core_compiler.pipeline": ("Backend", "ScopUnit", "artifact_language", "artifact_source_map", "backend"),
+    "core_compiler.remarks": ("Remark", "RemarkKind"),
+    "core_compiler.report": ("FORMATS", "remark_text", "render_report"),
+    "core_compiler.runtime.footprint": ("default_sizes",),
+    "core_compiler.runtime.run": ("DEFAULT_SIZE", "DEVICES", "NOT_CHECKABLE", "cuda_unavailable", "run_function"),
+    "core_compiler.source": ("SourceRange",),
+    "core_compiler.source_map": ("MappedLine", "SourceMap", "join_mapped"),
+    "core_compiler.transform.interchange": ("Interchange", "header_edits", "interchange", "source_text"),
+    "core_compiler.transform.schedule": ("tree_json",),
+    "core_compiler.user_dirs": ("UnsafeDirectory", "cache_root", "check_private", "private_dir"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 def function_c(path: str, text: str, fn: FunctionAnalysis) -> tuple[str, SourceMap]:
     """`hexplore compile --target c` of the file `text` with only `fn`'s loop nests replaced, and
     which of its lines execute which statement."""
+    from core_compiler.analysis import FileAnalysis
+    from core_compiler.compile import compile_file
     result = compile_file(FileAnalysis(path, (fn,), ()), "c", text=text)
     ((name, source),) = result.files.items()
     return source, result.source_maps[name]

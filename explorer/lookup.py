@@ -12,6 +12,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import islpy as isl
@@ -23,6 +24,7 @@ from core_compiler.scop.dependences import Carried, LoopParallelism
 from core_compiler.scop.model import Access, Statement
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
+from explorer.offload import Placements
 from explorer.placement import mapped, placement
 from explorer.workspace import DocumentAnalysis, FunctionResult
 
@@ -110,26 +112,36 @@ def loop_at(analysis: DocumentAnalysis, line: int, col: int) -> LoopFacts | None
     return None
 
 
-def accesses_at(analysis: DocumentAnalysis, line: int, col: int, map_to_gpu: bool = True) -> list[AccessFacts]:
+def accesses_at(
+    analysis: DocumentAnalysis,
+    line: int,
+    col: int,
+    map_to_gpu: bool = True,
+    known: Callable[[FunctionResult], Placements | None] | None = None,
+) -> list[AccessFacts]:
     """The array accesses under the position (the innermost: ``A[idx[i]]`` on ``idx`` gives
-    ``idx[i]``); a compound assignment's target gives its read and its write. Without
-    `map_to_gpu`, a placement is given only where the SCoP's GPU mapping (tenths of a second to
-    seconds) is computed already, else `placement_pending`."""
-    found: list[AccessFacts] = []
+    ``idx[i]``); a compound assignment's target gives its read and its write. A placement comes
+    from `known` (the workspace's `known_placements`: the offload decisions') where given, else
+    from a GPU mapping in this process. Without `map_to_gpu`, such a mapping (tenths of a second
+    to seconds) is not made here: a placement neither known nor mapped is `placement_pending`."""
+    found: list[tuple[AccessFacts, Placements | None, int]] = []
     for fr in _functions_at(analysis, line, col):
-        for sa in fr.scops:
+        decided = known(fr) if known is not None else None
+        for k, sa in enumerate(fr.scops):
             for s in sa.scop.statements:
                 for a in (*s.reads, *s.writes):
                     if covers(a.info.range, line, col):
-                        found.append(AccessFacts(fr.name, s, a, scop=sa))
+                        found.append((AccessFacts(fr.name, s, a, scop=sa), decided, k))
     if not found:
         return []
-    inner = min(found, key=lambda f: _size(f.range)).range
-    return [_placed(f, map_to_gpu) for f in found if f.range == inner]
+    inner = min((f for f, _, _ in found), key=lambda f: _size(f.range)).range
+    return [_placed(f, decided, k, map_to_gpu) for f, decided, k in found if f.range == inner]
 
 
-def _placed(f: AccessFacts, map_to_gpu: bool = True) -> AccessFacts:
+def _placed(f: AccessFacts, decided: Placements | None, k: int, map_to_gpu: bool) -> AccessFacts:
     assert f.scop is not None
+    if decided is not None:
+        return replace(f, placement=decided.get((k, f.statement.name, f.access.array)))
     if not map_to_gpu and not mapped(f.scop):
         return replace(f, placement_pending=True)
     return replace(f, placement=placement(f.scop, f.statement.name, f.access.array))

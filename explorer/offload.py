@@ -9,26 +9,43 @@ are known only at run time), and for a nest that goes to the GPU what each kerne
 ``ReductionParallelized``). For the CUDA target, a nest the code around it reads from stays on
 the CPU (``KeptOnCpuForCaller``).
 
-The GPU mapping costs tenths of a second to seconds per nest and reads the analysis' isl
-objects: the server computes decisions after it published the analysis' diagnostics, on its
-request thread (`lsp/server.py`). Example::
+The GPU mapping costs tenths of a second to seconds per nest, all of it inside isl calls that
+hold the GIL: the editor's server has the decisions made in the back-end worker, a process of its
+own (`decide_in_worker`, through `backend_worker()`: the front end's kind of persistent worker,
+with its time and memory limit), which analyses the function again from its IR and answers plain
+data (`Decided`: the remarks, and where each nest's mapping puts each array, for hovers). So
+neither the server's analyses nor its hovers wait behind a mapping. Example::
 
     remarks = nest_decisions(fa, sa, lambda: gpu_program(sa), text, "cuda")
     [r.name for r in remarks]    # ["RuntimeOffloadCheck", "Offloaded"]
+    decided = backend_worker().call(decide_in_worker, fa.function, AnalysisOptions(), (), text, "cuda")
+    decided.placements[(0, "S1", "A")]   # "shared memory in kernel0: a 32x16 tile per block (...)"
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+import atexit
+import functools
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from core_compiler.analysis import FunctionAnalysis, ScopAnalysis
-from core_compiler.codegen.host_calls import split_problem, takes_whole
+from core_compiler.frontend.worker import FrontendLimits, FrontendWorker
 from core_compiler.remarks import Remark
-from core_compiler.transform.gpu_cost import offload_decision
-from core_compiler.transform.gpu_mapping import GpuProgram
-from core_compiler.transform.gpu_remarks import mapping_remarks
-from core_compiler.transform.profitability import decide
+from explorer.placement import placements
+
+if TYPE_CHECKING:  # the back end loads when a decision is made, not with the editor (issue 29)
+    from core_compiler.analysis import AnalysisOptions, FunctionAnalysis, ScopAnalysis
+    from core_compiler.frontend import ir
+    from core_compiler.pipeline import GpuOptions
+    from core_compiler.transform.gpu_mapping import GpuProgram
+
+log = logging.getLogger("hexplore.explorer")
+# Per function, in the back-end worker: its analysis again and the GPU mapping of each nest.
+DECISION_TIMEOUT_S = 120.0
+Placements = Mapping[tuple[int, str, str], str]  # (nest index, statement, array) -> placement
 
 # The passes whose remarks are decisions about a whole nest (the editor shows them as
 # Information at most: a decision, not a problem in the code).
@@ -45,6 +62,11 @@ def nest_decisions(
     """The decision remarks of the nest `sa` of `fa`, on its outer loop's header. `gpu` maps the
     nest when the decision needs it (None: the mapping failed, and nothing is said); `text` is
     the whole file's, for the CUDA target's check of the code around the nest."""
+    from core_compiler.codegen.host_calls import split_problem, takes_whole
+    from core_compiler.transform.gpu_cost import offload_decision
+    from core_compiler.transform.gpu_remarks import mapping_remarks
+    from core_compiler.transform.profitability import decide
+
     if target == "cuda" and text is not None and not takes_whole(fa):
         problem = split_problem(fa, sa, fa.function.range.file, text)
         if problem is not None:  # compile keeps it on the CPU before weighing anything
@@ -60,6 +82,75 @@ def nest_decisions(
     if worth.decision != "cpu":
         out += mapping_remarks(program)
     return _on_outer_loop(sa, out)
+
+
+@dataclass(frozen=True, eq=False)
+class Decided:
+    """A function's offload decisions (on its nests' outer loops, as `nest_decisions` gives them)
+    and where the GPU mapping of each nest puts each array a statement accesses (`placement.py`'s
+    words; absent where a nest has no mapping)."""
+
+    remarks: tuple[Remark, ...]
+    placements: Placements = field(default_factory=dict)
+
+
+Mapper = Callable[[int, "ScopAnalysis"], Callable[[], "GpuProgram | None"]]
+
+
+def function_decisions(fa: FunctionAnalysis, text: str | None, target: str, mapper: Mapper) -> Decided:
+    """The decisions and placements of every nest of `fa`; `mapper(k, sa)` gets the mapping of
+    nest `k` (raising where it fails). A nest whose decision fails is left out (logged)."""
+    remarks: list[Remark] = []
+    where: dict[tuple[int, str, str], str] = {}
+    for k, sa in enumerate(fa.scops):
+        gpu = functools.cache(mapper(k, sa))  # mapped once, for the decision and the placements
+        try:
+            remarks += nest_decisions(fa, sa, gpu, text, target)
+            where.update(((k, *key), p) for key, p in placements(sa, gpu()).items())
+        except Exception as e:  # isl's budget, a bug in a back end: the nest's passes say it
+            log.warning("offload decision of %s failed: %s: %s", sa.scop.name, type(e).__name__, e)
+    return Decided(tuple(remarks), where)
+
+
+def decide_in_worker(
+    fn: ir.Function, options: AnalysisOptions, tile_sizes: Sequence[int], text: str, target: str
+) -> Decided:
+    """In the back-end worker: `fn` analysed again (as the workspace did: a function with syntax
+    errors has no nests to decide), then `function_decisions` with mappings made with the tile
+    sizes of the editor's settings."""
+    from core_compiler.analysis import analyze_function
+    from core_compiler.pipeline import gpu_program
+
+    fa = analyze_function(fn, options)
+    gpu = gpu_options(tile_sizes)
+    return function_decisions(fa, text, target, lambda k, sa: lambda: gpu_program(sa, gpu))
+
+
+def gpu_options(tile_sizes: Sequence[int]) -> GpuOptions:
+    """The editor's `tileSizes` setting: one size for every member, or one per member."""
+    from core_compiler.pipeline import GpuOptions
+    from core_compiler.transform.gpu_mapping import MappingOptions
+
+    if not tile_sizes:
+        return GpuOptions()
+    sizes = tuple(tile_sizes)
+    mapping = MappingOptions(tile_size=sizes[0], sizes={None: {"tile": sizes}} if len(sizes) > 1 else {})
+    return GpuOptions(mapping=mapping)
+
+
+_worker: FrontendWorker | None = None
+_worker_lock = threading.Lock()
+
+
+def backend_worker() -> FrontendWorker:
+    """The process's one back-end worker (started on its first request, closed at exit)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            limits = FrontendLimits.from_environment()
+            _worker = FrontendWorker(FrontendLimits(DECISION_TIMEOUT_S, limits.memory_bytes))
+            atexit.register(_worker.close)
+        return _worker
 
 
 def _on_outer_loop(sa: ScopAnalysis, remarks: list[Remark]) -> tuple[Remark, ...]:

@@ -1,14 +1,18 @@
-"""Where the GPU mapping puts an array, for hovers: computed once per SCoP analysis (the mapping
-of a SCoP takes tens to hundreds of milliseconds) and kept while that analysis lives."""
+"""Where the GPU mapping puts an array, for hovers. The editor's server has them from the offload
+decisions (`explorer/offload.py`, computed in the back-end worker: `placements`); a mapping made
+in this process (`gpu_mapping`: tens of milliseconds to seconds per SCoP) is kept while its
+analysis lives."""
 
 from __future__ import annotations
 
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
 from core_compiler.analysis import ScopAnalysis
-from core_compiler.pipeline import gpu_program
-from core_compiler.transform.gpu_mapping import GpuProgram
+
+if TYPE_CHECKING:
+    from core_compiler.transform.gpu_mapping import GpuProgram
 
 _CACHE: weakref.WeakKeyDictionary[ScopAnalysis, GpuProgram | None] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
@@ -18,6 +22,8 @@ def gpu_mapping(sa: ScopAnalysis) -> GpuProgram | None:
     with _LOCK:
         if sa in _CACHE:
             return _CACHE[sa]
+    from core_compiler.pipeline import gpu_program  # the back end loads when first used
+
     try:
         gpu: GpuProgram | None = gpu_program(sa)
     except Exception:  # the hover then says the placement is unknown; the views show the error
@@ -35,7 +41,22 @@ def mapped(sa: ScopAnalysis) -> bool:
 
 def placement(sa: ScopAnalysis, statement: str, array: str) -> str | None:
     """``shared memory in kernel0: a 32x32 tile (reused within a tile)`` and the like."""
-    gpu = gpu_mapping(sa)
+    return describe(gpu_mapping(sa), sa, statement, array)
+
+
+def placements(sa: ScopAnalysis, gpu: GpuProgram | None) -> dict[tuple[str, str], str]:
+    """The placement of every array each statement of `sa` accesses, under the mapping `gpu`."""
+    out = {}
+    for s in sa.scop.statements:
+        for a in (*s.reads, *s.writes):
+            where = describe(gpu, sa, s.name, a.array)
+            if where is not None:
+                out[(s.name, a.array)] = where
+    return out
+
+
+def describe(gpu: GpuProgram | None, sa: ScopAnalysis, statement: str, array: str) -> str | None:
+    """Where `gpu` puts `array` for `statement` of `sa` (None: no kernel runs the statement)."""
     kernel = next((k for k in gpu.kernels if statement in k.statements), None) if gpu else None
     if kernel is None:
         return None

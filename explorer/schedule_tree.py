@@ -26,15 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis
 from core_compiler.frontend import ir
-from core_compiler.pipeline import ScopUnit
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
 from core_compiler.transform.schedule import tree_json
 from explorer.lookup import describe_carried
+
+if TYPE_CHECKING:  # the back end loads when first used (issue 29)
+    from core_compiler.pipeline import ScopUnit
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.api import PassRecord, artifact_language, function_c
+from explorer import api  # its names load when a view is made (issue 29)
 from explorer.errors import UnknownPass
 from explorer.schedule_tree import ScheduleNode, schedule_tree
 from explorer.workspace import Workspace
@@ -59,7 +59,7 @@ def function_view(ws: Workspace, uri: str, function: str, view: str) -> View:
         return View(title, "plaintext", tree_text(tree))
     if view == "c":
         doc = ws.document(uri)
-        text, _ = function_c(doc.path, doc.text, fr.analysis)
+        text, _ = api.function_c(doc.path, doc.text, fr.analysis)
         return View(title, "c", text)
     records = ws.backend(uri, function).records
     chosen = [p for p in records if p.name == pass_name]
@@ -67,12 +67,12 @@ def function_view(ws: Workspace, uri: str, function: str, view: str) -> View:
         errors = "".join(p.text for p in records if p.name == "backend-error")
         return View(title, "plaintext", errors or "no code was generated\n")
     if len(chosen) == 1:
-        return View(title, artifact_language(pass_name), chosen[0].text)
+        return View(title, api.artifact_language(pass_name), chosen[0].text)
     text = "\n".join(f"// ===== {p.label}\n{p.text}" for p in chosen)
-    return View(title, artifact_language(pass_name), text)
+    return View(title, api.artifact_language(pass_name), text)
 
 
-def passes_text(trace: tuple[PassRecord, ...]) -> str:
+def passes_text(trace: tuple[api.PassRecord, ...]) -> str:
     """Every pass's artifact under a title line with its time and remark count."""
     parts = []
     for p in trace:

@@ -23,6 +23,7 @@ backwards (the newest text is the truth, whatever its version says).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import os
@@ -33,23 +34,34 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from core_compiler.analysis import FunctionAnalysis, ScopAnalysis, analyze_function
 from core_compiler.frontend import ParseOptions, function_failure, ir, parse_failure
 from core_compiler.frontend.worker import FrontendFailure, WorkerRaised
 from core_compiler.passes import PassRecord
-from core_compiler.pipeline import Backend, GpuOptions, backend, gpu_program
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
-from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions
 from explorer.cache import CachedFunction, FunctionCache, FunctionKey, RelativeError
 from explorer.compile_commands import NO_FLAGS, DatabaseCache
 from explorer.errors import Cancelled, UnknownDocument, UnknownFunction, UnknownPass
-from explorer.offload import nest_decisions, shifted
+from explorer.offload import (
+    Decided,
+    Placements,
+    backend_worker,
+    decide_in_worker,
+    function_decisions,
+    gpu_options,
+    shifted,
+)
 from explorer.parsing import DocumentParser, FunctionSource, ParsedFile
 from explorer.placement import gpu_mapping
 from explorer.relocate import relocate
 from explorer.settings import Settings
+
+if TYPE_CHECKING:  # the back end loads when first used, not with the workspace (issue 29)
+    from core_compiler.pipeline import Backend, GpuOptions
+    from core_compiler.transform.gpu_mapping import GpuProgram
 
 CUDA_LANGUAGES = ("cuda", "cuda-cpp")
 log = logging.getLogger("hexplore.explorer")
@@ -188,7 +200,7 @@ class Workspace:
         self._databases = DatabaseCache()
         self._backend: weakref.WeakKeyDictionary[FunctionAnalysis, Backend] = weakref.WeakKeyDictionary()
         # function (its cache key, else its analysis) -> (its first line then, its decisions)
-        self._decisions: OrderedDict[object, tuple[int, tuple[Remark, ...]]] = OrderedDict()
+        self._decisions: OrderedDict[object, tuple[int, Decided]] = OrderedDict()
 
     # ------------------------------------------------------------------------- documents
 
@@ -376,6 +388,8 @@ class Workspace:
         with self._lock:
             back = self._backend.get(fa)
         if back is None:
+            from core_compiler.pipeline import backend
+
             doc = self.document(uri)
             back = backend(fa, _backend_options(self.settings), (doc.path, doc.text))
             with self._lock:
@@ -389,12 +403,21 @@ class Workspace:
         for this function's text and settings (moved to where it is now), else None."""
         if not fr.scops:
             return ()
-        with self._lock:
-            found = self._decisions.get(_decision_key(fr))
+        found = self._decided(fr)
         if found is None:
             return None
-        line, remarks = found
-        return shifted(remarks, fr.analysis.function.range.line - line)
+        line, decided = found
+        return shifted(decided.remarks, fr.analysis.function.range.line - line)
+
+    def known_placements(self, fr: FunctionResult) -> Placements | None:
+        """Where the GPU mapping of each of `fr`'s nests puts each array, by (nest index,
+        statement, array), if its offload decisions are computed already, else None."""
+        found = self._decided(fr)
+        return None if found is None else found[1].placements
+
+    def _decided(self, fr: FunctionResult) -> tuple[int, Decided] | None:
+        with self._lock:
+            return self._decisions.get(_decision_key(fr))
 
     def has_backend(self, fr: FunctionResult) -> bool:
         """Whether the back end of `fr` ran (its offload decisions then cost no GPU mapping)."""
@@ -402,27 +425,43 @@ class Workspace:
             return fr.analysis in self._backend
 
     def decisions(self, fr: FunctionResult, text: str) -> tuple[Remark, ...]:
-        """The offload decisions of `fr`'s loop nests, computed where they are not known: the
-        GPU mapping of each nest that has enough work (reads the analysis' isl objects). `text`
-        is the file's text `fr` was analysed from."""
+        """The offload decisions of `fr`'s loop nests, computed in this process where they are not
+        known: the GPU mapping of each nest (reads the analysis' isl objects: one thread; cheap
+        where the back end ran). `text` is the file's text `fr` was analysed from."""
         known = self.known_decisions(fr)
         if known is not None:
             return known
         fa, settings = fr.analysis, self.settings
         with self._lock:
             back = self._backend.get(fa)
-        out: list[Remark] = []
-        for k, sa in enumerate(fa.scops):
-            try:
-                out += nest_decisions(fa, sa, _mapper(sa, back, k, settings), text, settings.target)
-            except Exception as e:  # isl's budget, a bug in a back end: the nest's passes say it
-                log.warning("offload decision of %s failed: %s: %s", sa.scop.name, type(e).__name__, e)
-        remarks = tuple(out)
+        mapper = functools.partial(_mapper, back=back, settings=settings)
+        return self._keep(fr, function_decisions(fa, text, settings.target, mapper))
+
+    def decide_in_worker(self, fr: FunctionResult, text: str) -> tuple[Remark, ...]:
+        """`decisions`, made in the back-end worker process (`explorer/offload.py`) from the
+        function's IR: touches no isl object of this process, so any thread may call it, and it
+        holds no lock (the GIL included) while the worker maps. Where the worker crashes or runs
+        out of time or memory, the function has no decisions (logged)."""
+        known = self.known_decisions(fr)
+        if known is not None:
+            return known
+        settings = self.settings
+        fa = fr.analysis
+        try:
+            decided = backend_worker().call(
+                decide_in_worker, fa.function, settings.analysis, settings.tile_sizes, text, settings.target
+            )  # fmt: skip
+        except (FrontendFailure, WorkerRaised) as e:
+            log.warning("offload decisions of %s failed in the back-end worker: %s", fa.function.name, e)
+            decided = Decided(())
+        return self._keep(fr, decided)
+
+    def _keep(self, fr: FunctionResult, decided: Decided) -> tuple[Remark, ...]:
         with self._lock:
-            self._decisions[_decision_key(fr)] = (fa.function.range.line, remarks)
+            self._decisions[_decision_key(fr)] = (fr.analysis.function.range.line, decided)
             while len(self._decisions) > DECISIONS_KEPT:
                 self._decisions.popitem(last=False)
-        return remarks
+        return decided.remarks
 
     def _front_trace(self, uri: str, name: str) -> tuple[PassRecord, ...]:
         """The analysis passes, re-rendered first if the function moved since they were made."""
@@ -456,7 +495,7 @@ def _decision_key(fr: FunctionResult) -> object:
     return fr.key if fr.key is not None else fr.analysis
 
 
-def _mapper(sa: ScopAnalysis, back: Backend | None, k: int, settings: Settings) -> Callable[[], GpuProgram | None]:
+def _mapper(k: int, sa: ScopAnalysis, back: Backend | None, settings: Settings) -> Callable[[], GpuProgram | None]:
     """How to get the nest's GPU mapping: the back end's where it ran, else the hovers' (the same
     options unless tile sizes are set), else a mapping of its own."""
 
@@ -465,18 +504,15 @@ def _mapper(sa: ScopAnalysis, back: Backend | None, k: int, settings: Settings) 
             return back.units[k].gpu
         if not settings.tile_sizes:
             return gpu_mapping(sa)
+        from core_compiler.pipeline import gpu_program
+
         return gpu_program(sa, _backend_options(settings))
 
     return get
 
 
 def _backend_options(settings: Settings) -> GpuOptions:
-    """The editor's `tileSizes` setting: one size for every member, or one per member."""
-    sizes = settings.tile_sizes
-    if not sizes:
-        return GpuOptions()
-    mapping = MappingOptions(tile_size=sizes[0], sizes={None: {"tile": tuple(sizes)}} if len(sizes) > 1 else {})
-    return GpuOptions(mapping=mapping)
+    return gpu_options(settings.tile_sizes)
 
 
 def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> ParsedFile:

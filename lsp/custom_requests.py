@@ -11,8 +11,8 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from explorer.api import PassRecord, Remark, RemarkKind, artifact_language
-from explorer.running import DEFAULT_DEVICE, DEVICES, NOT_CHECKABLE, RunReport
+from explorer import api, running
+from explorer.api import PassRecord, Remark, RemarkKind
 from explorer.schedule_tree import ScheduleNode
 from explorer.workspace import DocumentAnalysis
 from lsp.positions import LineIndex
@@ -57,16 +57,16 @@ def timeout(params: dict[str, Any], method: str, default: float) -> float:
 
 def device(params: dict[str, Any], method: str) -> str:
     """The optional ``device``: one of `DEVICES`, `DEFAULT_DEVICE` (as `hexplore run`) if absent."""
-    value = params.get("device", DEFAULT_DEVICE)
-    if value not in DEVICES:
-        raise JsonRpcInvalidParams(f"{method}: expected `device` to be one of {', '.join(DEVICES)}, got {value!r}")
+    value = params.get("device", running.DEFAULT_DEVICE)  # loads the run-time modules: a run follows
+    if value not in running.DEVICES:
+        raise JsonRpcInvalidParams(f"{method}: expected `device` to be one of {', '.join(running.DEVICES)}, got {value!r}")
     return str(value)
 
 
-def run_result(report: RunReport) -> dict[str, Any]:
+def run_result(report: running.RunReport) -> dict[str, Any]:
     return {
         "status": report.status,
-        "message": report.message.removeprefix(NOT_CHECKABLE) or _matched(report),
+        "message": report.message.removeprefix(running.NOT_CHECKABLE) or _matched(report),
         "device": report.device,
         "sizes": dict(report.params),
         "kernels": report.kernels,
@@ -84,7 +84,7 @@ def run_result(report: RunReport) -> dict[str, Any]:
     }
 
 
-def _matched(report: RunReport) -> str:
+def _matched(report: running.RunReport) -> str:
     what = f"{report.kernels} kernel(s)" if report.kernels else f"the {report.variant or 'optimized'} code"
     return f"the generated code matches the original ({what})"
 
@@ -126,7 +126,7 @@ def passes_result(trace: tuple[PassRecord, ...]) -> list[dict[str, Any]]:
 
 
 def artifact_result(record: PassRecord) -> dict[str, Any]:
-    return {"text": record.text, "language": artifact_language(record.name)}
+    return {"text": record.text, "language": api.artifact_language(record.name)}
 
 
 def schedule_tree_json(node: ScheduleNode, index: LineIndex) -> dict[str, Any]:

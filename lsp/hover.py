@@ -5,6 +5,8 @@ not; elsewhere nothing (null)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lsprotocol import types
 
 from explorer.lookup import (
@@ -16,7 +18,8 @@ from explorer.lookup import (
     loop_at,
     not_modeled_at,
 )
-from explorer.workspace import DocumentAnalysis
+from explorer.offload import Placements
+from explorer.workspace import DocumentAnalysis, FunctionResult
 from lsp.positions import LineIndex
 
 _STATUS = {
@@ -27,16 +30,21 @@ _STATUS = {
 
 
 def hover(
-    analysis: DocumentAnalysis, index: LineIndex, pos: types.Position, markdown: bool = True, map_to_gpu: bool = True
+    analysis: DocumentAnalysis,
+    index: LineIndex,
+    pos: types.Position,
+    markdown: bool = True,
+    known: Callable[[FunctionResult], Placements | None] | None = None,
 ) -> types.Hover | None:
-    """Without `map_to_gpu` (the server, while the document is being edited), an access's memory
-    placement is shown only if its GPU mapping is computed already: never a wait of seconds."""
+    """An access's memory placement comes from `known` (the offload decisions', made in the
+    back-end worker) or a GPU mapping made already: a hover never waits for a mapping (seconds);
+    where there is none yet, it says so."""
     line, col = index.core_position(pos)
     loop = loop_at(analysis, line, col)
     if loop is not None:
         text, rng = loop_markdown(loop), loop.loop.header_range
     else:
-        accesses = accesses_at(analysis, line, col, map_to_gpu)
+        accesses = accesses_at(analysis, line, col, map_to_gpu=False, known=known)
         rejected = None if accesses else not_modeled_at(analysis, line, col)
         if accesses:
             text, rng = access_markdown(accesses), accesses[0].range
@@ -73,7 +81,7 @@ def access_markdown(accesses: list[AccessFacts]) -> str:
         out += [f"{f.kind} relation:", f"```\n{f.relation}\n```"]
     placement = first.placement or "not decided yet (no GPU mapping for this code)"
     if first.placement_pending:
-        placement = "not computed yet: the file is being edited (hover again when it settles)"
+        placement = "not computed yet: the offload decisions are being made (hover again in a moment)"
     out.append(f"memory placement: {placement}")
     return "\n".join(out)
 

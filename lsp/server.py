@@ -11,8 +11,10 @@ Staleness is decided by the workspace's revisions, not by client versions (a ver
 backwards is analysed once, as the newest text).
 
 After the analysis' diagnostics come the back end's offload decisions (`explorer/offload.py`):
-once the text has rested `DECISION_DELAY_S`, the decisions not known yet are computed on the
-request thread, one function at a time, and the same version is published again with them.
+once the text has rested `DECISION_DELAY_S`, the decisions not known yet are computed one
+function at a time in the back-end worker, a process of its own (the GPU mappings they need take
+seconds, inside isl calls that hold the GIL), and the same version is published again with them.
+Hovers and analyses never wait behind them; a hover's memory placements come with them.
 
 Requests never wait for an analysis that a storm of edits keeps cancelling: hover, inlay hints,
 code lenses and the ``hexplore/*`` requests answer from the document's newest finished analysis,
@@ -179,6 +181,8 @@ class HexploreServer(LanguageServer):
         self.executor = executor or analysis_pool()
         # What reads published analyses' isl objects: one thread (module docstring).
         self.requests = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-requests")
+        # What waits for the back-end worker's offload decisions (it reads no isl object here).
+        self.deciders = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-decisions")
         self.tasks: dict[str, asyncio.Future[None]] = {}
         self.dirty: set[str] = set()  # documents whose newest text (or settings) is not analysed
         self.failed: dict[str, int] = {}  # uri -> the revision whose analysis raised
@@ -313,8 +317,8 @@ class HexploreServer(LanguageServer):
 
     def _decide_soon(self, uri: str) -> None:
         """Compute the offload decisions of the document's newest analysis (`explorer/offload.py`)
-        once it has stayed current for `DECISION_DELAY_S`, one function at a time on the request
-        thread (they read its isl objects; a hover waits for one function's GPU mapping at most),
+        once it has stayed current for `DECISION_DELAY_S`, one function at a time in the back-end
+        worker (where the back end ran here already, from its mappings, on the request thread),
         and publish its diagnostics again with them. A running task takes the newest analysis
         when it ends."""
         task = self.deciding.get(uri)
@@ -329,6 +333,7 @@ class HexploreServer(LanguageServer):
         return False
 
     async def _decide(self, uri: str) -> None:
+        loop = asyncio.get_running_loop()
         await asyncio.sleep(DECISION_DELAY_S)  # typing goes on: decide when it pauses
         while (analysis := self.explorer.latest(uri)) is not None and self._current(analysis):
             todo = [fr for fr in analysis.functions if self.explorer.known_decisions(fr) is None]
@@ -337,8 +342,11 @@ class HexploreServer(LanguageServer):
                 if not self._current(analysis):
                     return  # the newer analysis' publish decides again
                 try:
-                    await self._in_worker(functools.partial(self.explorer.decisions, fr, text))
-                except RuntimeError:  # the request thread is gone: shutting down
+                    if self.explorer.has_backend(fr):  # its mappings are here: cheap, reads isl
+                        await self._in_worker(functools.partial(self.explorer.decisions, fr, text))
+                    else:
+                        await loop.run_in_executor(self.deciders, self.explorer.decide_in_worker, fr, text)
+                except RuntimeError:  # the threads are gone: shutting down
                     return
             known = len(self._known_decisions(analysis))
             if not self._current(analysis):
@@ -428,6 +436,7 @@ class HexploreServer(LanguageServer):
     def on_shutdown(self, params: None) -> None:
         self.dirty.clear()  # running analyses stop at their next function
         self.requests.shutdown(wait=False, cancel_futures=True)
+        self.deciders.shutdown(wait=False, cancel_futures=True)
         if self._owns_executor:
             self.executor.shutdown(wait=False, cancel_futures=True)
 
@@ -498,8 +507,9 @@ class HexploreServer(LanguageServer):
         formats = self._capability("text_document.hover.content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats
         index = self._index(analysis.document.text)
-        # While edits outrun the analyses, no GPU mapping is computed for a hover (seconds).
-        found = await self._in_worker(lambda: hover.hover(analysis, index, position, markdown, not snap.stale))
+        # Placements as the offload decisions found them: a hover never maps (seconds).
+        known = self.explorer.known_placements
+        found = await self._in_worker(lambda: hover.hover(analysis, index, position, markdown, known))
         if found is not None and found.range is not None and snap.stale:
             moved = snap.range(found.range)
             if moved is None:

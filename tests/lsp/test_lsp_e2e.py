@@ -18,6 +18,7 @@ from tests.lsp.lsp_helpers import (
     CONFIG,
     FIXTURES,
     change,
+    decided,
     fixture_uri,
     open_fixture,
     published,
@@ -183,6 +184,7 @@ async def test_hover_on_a_sequential_loop(client: LanguageClient) -> None:
 
 
 async def test_hover_on_an_array_access(client: LanguageClient) -> None:
+    await decided(client, fixture_uri("matmul.c"), 1)  # placements come with the offload decisions
     hover = await _hover(client, 8, 22)  # A[i][k]
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert hover.range == types.Range(types.Position(8, 19), types.Position(8, 26))
@@ -193,6 +195,7 @@ async def test_hover_on_an_array_access(client: LanguageClient) -> None:
 
 
 async def test_hover_on_a_compound_assignment_shows_read_and_write(client: LanguageClient) -> None:
+    await decided(client, fixture_uri("matmul.c"), 1)
     hover = await _hover(client, 8, 9)  # C[i][j] += ...
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "### read and write of `C[i][j]` in S1" in hover.contents.value

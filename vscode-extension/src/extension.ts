@@ -20,7 +20,8 @@ import {
   errorMessage, FUNCTIONS, type FunctionInfo, functionAt, PASSES, type PassInfo, type Requester, RUN, type RunResult,
 } from './protocol';
 import { SOURCE } from './remarks';
-import { formatRunResult, integerParameters, parseSize } from './run';
+import { configuredSizes, formatRunResult, integerParameters, parseSize } from './run';
+import { ScheduleTreeProvider, VIEW_ID } from './scheduleTreeView';
 import { defaultEnvironment, resolveServerCommand, type ServerConfig } from './serverCommand';
 import { REMARK_SECTION, remarkToggles, RESTART_SECTIONS, SERVER_SECTIONS, serverSettings } from './settings';
 import { type ServerState, statusText } from './status';
@@ -39,6 +40,7 @@ let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let decorations: RemarkDecorations;
 let views: ViewProvider;
+let scheduleTree: ScheduleTreeProvider;
 let lastStep: PassStep | undefined;
 const functionsCache = new Map<string, { version: number; result: Promise<FunctionInfo[]> }>();
 let statusTimer: NodeJS.Timeout | undefined;
@@ -148,6 +150,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   functionsCache.clear();
   views.refreshAll();
   scheduleStatus();
+  scheduleTree.schedule(true);
 }
 
 async function stopClient(): Promise<void> {
@@ -389,10 +392,11 @@ async function runKernel(arg: unknown): Promise<void> {
     void vscode.window.showErrorMessage(`hexplore: ${errorMessage(e)}`);
     return;
   }
-  const sizes: Record<string, number> = {};
-  for (const [i, p] of params.entries()) {
+  // Sizes the `hexplore.run.sizes` setting gives are used as they are; the others are asked for.
+  const { sizes, ask } = configuredSizes(config(uri).get('run.sizes', {}), params);
+  for (const [i, p] of ask.entries()) {
     const answer = await vscode.window.showInputBox({
-      title: `hexplore: run ${t.function} (${i + 1}/${params.length})`,
+      title: `hexplore: run ${t.function} (${i + 1}/${ask.length})`,
       prompt: `value of the size parameter \`${p}\` (empty: 64, halved to fit fixed-size arrays)`,
       placeHolder: '64',
       validateInput: (s) => parseSize(s).error,
@@ -453,16 +457,30 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   command('hexplore.togglePassedRemarks', () => toggle('passed'));
   command('hexplore.toggleMissedRemarks', () => toggle('missed'));
   command('hexplore.toggleAnalysisRemarks', () => toggle('analysis'));
+  command('hexplore.refreshScheduleTree', () => scheduleTree.refresh(true));
+
+  scheduleTree = new ScheduleTreeProvider(requester, functionsOf, isSource);
+  const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: scheduleTree, showCollapseAll: true });
+  scheduleTree.onMessage = (m) => (treeView.message = m);
+  treeView.message = scheduleTree.message;
+  context.subscriptions.push(scheduleTree, treeView);
 
   context.subscriptions.push(
     vscode.languages.onDidChangeDiagnostics((e) => {
       const changed = new Set(e.uris.map((u) => u.toString()));
       for (const editor of vscode.window.visibleTextEditors) if (changed.has(editor.document.uri.toString())) redraw(editor);
+      for (const uri of changed) scheduleTree.sourceChanged(uri);
       scheduleStatus();
     }),
     vscode.window.onDidChangeVisibleTextEditors(() => redrawAll()),
-    vscode.window.onDidChangeActiveTextEditor(() => scheduleStatus()),
-    vscode.window.onDidChangeTextEditorSelection(() => scheduleStatus()),
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      scheduleStatus();
+      scheduleTree.schedule();
+    }),
+    vscode.window.onDidChangeTextEditorSelection(() => {
+      scheduleStatus();
+      scheduleTree.schedule();
+    }),
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (isSource(e.document) && e.contentChanges.length) views.sourceChanged(e.document.uri.toString());
     }),

@@ -47,6 +47,21 @@ export function parseSize(text: string): { value?: number; error?: string } {
   return { value: Number(t) };
 }
 
+/** The sizes of `params` that the `hexplore.run.sizes` setting gives (an object such as
+ * `{"n": 128}`; other keys and values that are not positive integers are left out), and the
+ * parameters still to ask for. */
+export function configuredSizes(setting: unknown, params: string[]): { sizes: Record<string, number>; ask: string[] } {
+  const given = setting && typeof setting === 'object' && !Array.isArray(setting) ? (setting as Record<string, unknown>) : {};
+  const sizes: Record<string, number> = {};
+  const ask: string[] = [];
+  for (const p of params) {
+    const v = given[p];
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) sizes[p] = v;
+    else ask.push(p);
+  }
+  return { sizes, ask };
+}
+
 export function formatRunResult(fn: string, r: RunResult): string[] {
   const sizes = Object.entries(r.sizes ?? {}).map(([k, v]) => `${k}=${v}`).join(', ') || 'none';
   const lines = [

@@ -111,6 +111,13 @@ export enum StatusBarAlignment { Left = 1, Right = 2 }
 export enum ViewColumn { Active = -1, Beside = -2, One = 1 }
 export enum ConfigurationTarget { Global = 1, Workspace = 2, WorkspaceFolder = 3 }
 export enum ProgressLocation { SourceControl = 1, Window = 10, Notification = 15 }
+export enum TreeItemCollapsibleState { None = 0, Collapsed = 1, Expanded = 2 }
+export class TreeItem {
+  description?: string;
+  tooltip?: string;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(public label: string, public collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None) {}
+}
 
 const noEvent = () => ({ dispose() {} });
 export const recorded = {
@@ -122,6 +129,7 @@ export const recorded = {
   settings: new Map<string, unknown>(),
   modals: [] as { message: string; items: string[] }[], // modal showWarningMessage calls
   modalAnswer: undefined as string | undefined, // what the user picks in them
+  treeViews: new Map<string, unknown>(), // view id -> its TreeDataProvider
 };
 
 Object.assign(window, {
@@ -155,6 +163,10 @@ Object.assign(window, {
   onDidChangeVisibleTextEditors: noEvent,
   onDidChangeActiveTextEditor: noEvent,
   onDidChangeTextEditorSelection: noEvent,
+  createTreeView: (id: string, options: { treeDataProvider: unknown }) => {
+    recorded.treeViews.set(id, options.treeDataProvider);
+    return { message: undefined as string | undefined, dispose() {} };
+  },
 });
 
 export const commands = {

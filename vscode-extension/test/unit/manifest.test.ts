@@ -38,3 +38,38 @@ test('untrusted workspaces: limited, and the server command is the user\'s to ch
   assert.deepEqual([...policy.restrictedConfigurations].sort(), [...server].sort());
   for (const key of server) assert.equal(manifest.contributes.configuration.properties[key].scope, 'machine', key);
 });
+
+test('menus and keybindings name contributed commands; the tree view and its refresh exist', () => {
+  const contributed = new Set(manifest.contributes.commands.map((c: { command: string }) => c.command));
+  const menus = manifest.contributes.menus;
+  const submenu = manifest.contributes.submenus[0].id;
+  for (const where of ['editor/title', 'editor/context']) assert.ok(menus[where].some((m: { submenu?: string }) => m.submenu === submenu), where);
+  const inMenu = menus[submenu].map((m: { command: string }) => m.command);
+  for (const c of ['hexplore.showPasses', 'hexplore.showScheduleTree', 'hexplore.showCuda', 'hexplore.run']) assert.ok(inMenu.includes(c), c);
+  for (const m of [...inMenu, ...menus['view/title'].map((m: { command: string }) => m.command)]) assert.ok(contributed.has(m), m);
+  const keys = manifest.contributes.keybindings as { command: string; key: string; mac: string }[];
+  assert.ok(keys.length >= 8);
+  for (const k of keys) {
+    assert.ok(contributed.has(k.command), k.command);
+    assert.match(k.key, /^ctrl\+alt\+h [a-z]$/);
+  }
+  assert.equal(new Set(keys.map((k) => k.key)).size, keys.length); // no key twice
+  assert.deepEqual(manifest.contributes.views.explorer.map((v: { id: string }) => v.id), ['hexplore.scheduleTree']);
+  assert.match(extension, /createTreeView\(VIEW_ID/);
+});
+
+test('packaging: one bundled file, an icon, a license, run settings for the server', () => {
+  assert.equal(manifest.main, './dist/extension.js');
+  assert.match(manifest.scripts.bundle, /^esbuild src\/extension\.ts --bundle --outfile=dist\/extension\.js --external:vscode /);
+  assert.match(manifest.scripts['vscode:prepublish'], /npm run bundle/);
+  const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n');
+  for (const p of ['node_modules/**', 'out/**', 'src/**']) assert.ok(ignore.includes(p), p);
+  const icon = fs.readFileSync(path.join(root, manifest.icon));
+  assert.equal(icon.subarray(1, 4).toString(), 'PNG');
+  assert.deepEqual([icon.readUInt32BE(16), icon.readUInt32BE(20)], [128, 128]);
+  assert.equal(typeof manifest.license, 'string');
+  const props = manifest.contributes.configuration.properties;
+  assert.deepEqual(props['hexplore.run.device'].enum, ['cpu', 'opencl', 'cuda']);
+  assert.equal(props['hexplore.run.sizes'].type, 'object');
+  assert.match(extension, /configuredSizes\(config\(uri\)\.get\('run\.sizes'/);
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatRunResult, integerParameters, parseSize } from '../../src/run';
+import { configuredSizes, formatRunResult, integerParameters, parseSize } from '../../src/run';
 
 test('integer parameters of a signature are the sizes to ask for', () => {
   assert.deepEqual(integerParameters('void matmul(int n, double alpha, double C[n][n], double A[n][n], double B[n][n]) '), ['n']);
@@ -37,4 +37,10 @@ test('run results for the output channel', () => {
       '  ok       A: ok',
     ],
   );
+});
+
+test('sizes from the hexplore.run.sizes setting are used, the others asked for', () => {
+  assert.deepEqual(configuredSizes({ n: 128, m: 0, tsteps: 2.5, other: 4 }, ['tsteps', 'n', 'm']), { sizes: { n: 128 }, ask: ['tsteps', 'm'] });
+  assert.deepEqual(configuredSizes(undefined, ['n']), { sizes: {}, ask: ['n'] });
+  assert.deepEqual(configuredSizes([64], ['n']), { sizes: {}, ask: ['n'] });
 });

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import re
 import statistics
@@ -61,6 +62,7 @@ class Client(LanguageClient):
         super().__init__("bench-lsp", "0")
         self.published: dict[int, float] = {}  # version -> arrival time of its first publish
         self.publishes: dict[int, list[float]] = {}  # version -> every publish's arrival time
+        self.arrived = asyncio.Event()  # set at each publish (no polling: the client stays idle)
 
         @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_publish(params: types.PublishDiagnosticsParams) -> None:
@@ -68,13 +70,17 @@ class Client(LanguageClient):
                 now = time.perf_counter()
                 self.published.setdefault(params.version, now)
                 self.publishes.setdefault(params.version, []).append(now)
+                self.arrived.set()
 
     async def until_published(self, version: int, timeout: float = 60.0) -> float:
         deadline = time.perf_counter() + timeout
         while version not in self.published:
-            if time.perf_counter() > deadline:
+            self.arrived.clear()
+            left = deadline - time.perf_counter()
+            if left <= 0:
                 raise TimeoutError(f"no diagnostics for version {version}")
-            await asyncio.sleep(0.0005)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.arrived.wait(), left)
         return self.published[version]
 
     async def hover(self, site: tuple[int, int]) -> float:

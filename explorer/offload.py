@@ -25,8 +25,10 @@ neither the server's analyses nor its hovers wait behind a mapping. Example::
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -45,6 +47,7 @@ if TYPE_CHECKING:  # the back end loads when a decision is made, not with the ed
 log = logging.getLogger("hexplore.explorer")
 # Per function, in the back-end worker: its analysis again and the GPU mapping of each nest.
 DECISION_TIMEOUT_S = 120.0
+BACKGROUND_NICENESS = 10
 Placements = Mapping[tuple[int, str, str], str]  # (nest index, statement, array) -> placement
 
 # The passes whose remarks are decisions about a whole nest (the editor shows them as
@@ -121,9 +124,23 @@ def decide_in_worker(
     from core_compiler.analysis import analyze_function
     from core_compiler.pipeline import gpu_program
 
+    _in_the_background()
     fa = analyze_function(fn, options)
     gpu = gpu_options(tile_sizes)
     return function_decisions(fa, text, target, lambda k, sa: lambda: gpu_program(sa, gpu))
+
+
+def _in_the_background() -> None:
+    """The back-end worker yields the CPU to the editor's process (niceness 10): its decisions
+    are background work, the analysis of what the user just typed is not."""
+    global _niced
+    if not _niced:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, max(os.getpriority(os.PRIO_PROCESS, 0), BACKGROUND_NICENESS))
+        _niced = True
+
+
+_niced = False
 
 
 def gpu_options(tile_sizes: Sequence[int]) -> GpuOptions:

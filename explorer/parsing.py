@@ -123,6 +123,20 @@ class DocumentParser:
         self._last, self._generation = None, -1
 
 
+def warm_up() -> threading.Thread:
+    """Start the front end's worker in the background and have it load libclang and the lowering
+    (tenths of a second, on another core), so that a document's first parse does not wait for
+    that: the editor's server calls it at start-up."""
+
+    def warm() -> None:
+        with contextlib.suppress(HexploreError):  # the first parse says what went wrong
+            shared_worker().call(_warm_in_worker)
+
+    thread = threading.Thread(target=warm, name="hexplore-frontend-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
 # ------------------------------------------------------------------------------ the worker's side
 
 
@@ -150,10 +164,19 @@ _numbers = itertools.count(1)
 _index: ci.Index | None = None
 
 
-def _parse_in_worker(key: str, path: str, text: str, flags: tuple[str, ...]) -> _ParseData:
+def _warm_in_worker() -> None:
+    _clang_index()
+
+
+def _clang_index() -> ci.Index:
     global _index
     if _index is None:
         _index = ci.Index.create()
+    return _index
+
+
+def _parse_in_worker(key: str, path: str, text: str, flags: tuple[str, ...]) -> _ParseData:
+    index = _clang_index()
     screened = screen(path, text, list(flags))
     unsaved = [(path, screened.text), *screened.unsaved]
     old = _UNITS.pop(key, None)
@@ -164,7 +187,7 @@ def _parse_in_worker(key: str, path: str, text: str, flags: tuple[str, ...]) -> 
         except ci.TranslationUnitLoadError:
             tu = None
     if tu is None or _hit_error_limit(tu):
-        tu = _index.parse(path, args=list(screened.args), unsaved_files=unsaved, options=_PARSE_FLAGS)
+        tu = index.parse(path, args=list(screened.args), unsaved_files=unsaved, options=_PARSE_FLAGS)
     data, cursors = _read(path, text, tu, screened.remarks)
     # libclang keeps the "too many errors" diagnostic across reparses (and adds one per
     # reparse): a unit that hit clang's error limit is parsed afresh next time.

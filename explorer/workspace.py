@@ -33,6 +33,7 @@ import urllib.parse
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -302,10 +303,16 @@ class Workspace:
         with parser.lock:
             check()
             parsed = _parse(parser, doc, options)
+            keys = [_function_key(parsed, src, options, settings) for src in parsed.functions]
+            entries = [self.cache.get(key) if parsed.cacheable else None for key in keys]
+            lowering = _Lowering(parsed, [src for src, e in zip(parsed.functions, entries, strict=True) if e is None])
             results = []
-            for src in parsed.functions:
-                check()
-                results.append(self._function(parsed, src, options, settings, counters))
+            try:
+                for src, key, entry in zip(parsed.functions, keys, entries, strict=True):
+                    check()
+                    results.append(self._function(parsed, src, key, entry, lowering, settings, counters))
+            finally:
+                lowering.stop()  # before the parser is let go: nothing lowers from a stale parse
         stats = AnalysisStats(
             counters.analysed, counters.reused, counters.relocated, time.perf_counter() - start
         )
@@ -320,15 +327,12 @@ class Workspace:
         self,
         parsed: ParsedFile,
         src: FunctionSource,
-        options: ParseOptions,
+        key: FunctionKey,
+        entry: CachedFunction | None,
+        lowering: _Lowering,
         settings: Settings,
         counters: _Counters,
     ) -> FunctionResult:
-        key = FunctionKey(
-            parsed.path, src.text, src.col, parsed.context, options, settings,
-            _relative_errors(parsed, src),
-        )  # fmt: skip
-        entry = self.cache.get(key) if parsed.cacheable else None
         if entry is not None and entry.line == src.line:
             counters.reused += 1
             return FunctionResult(entry.analysis, "cached", entry.trace_line == src.line, key)
@@ -341,7 +345,7 @@ class Workspace:
                 return FunctionResult(moved, "relocated", entry.trace_line == src.line, key)
         counters.analysed += 1
         try:
-            fn = parsed.lower(src)
+            fn = lowering.get(src)
         except FrontendFailure as e:  # the worker crashed or ran out of budget on this function
             fn = _unlowered(parsed, src)
             failed = FunctionAnalysis(fn, (), (function_failure(fn, e, "reading"),))
@@ -489,6 +493,36 @@ class Workspace:
             known = ", ".join(p.label for p in trace) or "none"
             raise UnknownPass(f"`{name}` has no pass `{label}` (passes: {known})")
         return found
+
+
+def _function_key(parsed: ParsedFile, src: FunctionSource, options: ParseOptions, settings: Settings) -> FunctionKey:
+    return FunctionKey(
+        parsed.path, src.text, src.col, parsed.context, options, settings, _relative_errors(parsed, src)
+    )
+
+
+class _Lowering:
+    """The functions an analysis will lower, lowered ahead in the front end's worker (a thread of
+    this class sends the requests, one at a time) while the analysis thread analyses the ones
+    before them: the worker's process and this one work on two cores. Any other function is
+    lowered when asked for. `stop` drops what was not started and waits for the one that was."""
+
+    def __init__(self, parsed: ParsedFile, todo: Sequence[FunctionSource]) -> None:
+        self._parsed = parsed
+        self._pool: ThreadPoolExecutor | None = None
+        self._ahead: dict[FunctionSource, Future[ir.Function]] = {}
+        if len(todo) > 1:  # one function: nothing to overlap
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexplore-lowering")
+            self._ahead = {src: self._pool.submit(parsed.lower, src) for src in todo}
+
+    def get(self, src: FunctionSource) -> ir.Function:
+        """`src`'s IR (raises as `ParsedFile.lower` does)."""
+        ahead = self._ahead.pop(src, None)
+        return ahead.result() if ahead is not None else self._parsed.lower(src)
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _decision_key(fr: FunctionResult) -> object:

@@ -75,6 +75,7 @@ from explorer import running
 from explorer.api import Remark, UsageError
 from explorer.errors import Cancelled, UnknownDocument
 from explorer.fixes import interchange_at
+from explorer.parsing import warm_up
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import SETTING_KEYS, Settings
 from explorer.views import View, function_view
@@ -780,9 +781,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--tcp expects HOST:PORT, got {args.tcp!r}")
         if not tcp.is_loopback(host):
             parser.error(f"--tcp listens on loopback addresses only (127.0.0.1, ::1, localhost), not {host!r}")
+        warm_up()
         return tcp.main(host, int(port), args.token_file, lambda executor: HexploreServer(executor=executor))
     if args.token_file:
         parser.error("--token-file goes with --tcp")
+    warm_up()  # the front end's worker loads while the client initializes
     HexploreServer().start_io()
     return 0
 

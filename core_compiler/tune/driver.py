@@ -25,7 +25,7 @@ import islpy as isl
 
 from core_compiler.runtime import tuning
 from core_compiler.tune.engine import Engine, open_engine
-from core_compiler.tune.measure import Task, device_name
+from core_compiler.tune.measure import Task, cores, device_name
 from core_compiler.tune.search import SearchOptions, SearchResult, Trial, search
 from core_compiler.tune.space import Config, Space, cpu_space, cpu_tiles, opencl_sizes, opencl_space
 
@@ -133,7 +133,6 @@ def space_for(task: Task, one_thread: bool = False) -> tuple[Space, list[Config]
 
 
 def _cpu_space(task: Task, one_thread: bool) -> tuple[Space, list[Config]]:
-    from core_compiler.llvm.jit import max_threads
     from core_compiler.runtime.cpu_variants import RACE_ORDER, TILED, case_variants, prepare
     from core_compiler.transform.schedule import compute_schedule
 
@@ -141,7 +140,7 @@ def _cpu_space(task: Task, one_thread: bool) -> tuple[Space, list[Config]]:
     variants = tuple(v for v in RACE_ORDER if v in case_variants(case))
     scop = case.analysis.scop
     band = _widest_permutable_band(compute_schedule(scop, case.analysis.deps))
-    space = cpu_space(variants, band, task.threads or max_threads(), tuple(v for v in variants if v in TILED), one_thread)
+    space = cpu_space(variants, band, cores(task), tuple(v for v in variants if v in TILED), one_thread)
     seeds = [space.normal(space.default.with_(variant=v)) for v in variants[1:SEED_VARIANTS]]
     return space, seeds
 
@@ -195,12 +194,11 @@ def record(result: TuneResult) -> None:
 
 
 def _record_cpu(result: TuneResult, tried: int, candidates: int, default_s: float) -> None:
-    from core_compiler.llvm.jit import max_threads
     from core_compiler.runtime.cpu_variants import TILED
 
     best, task = result.best, result.task
     variant, alone, tiles = str(best.config["variant"]), best.config["threads"] == "one", cpu_tiles(best.config)
-    threads = task.threads or max_threads()
+    threads = cores(task)  # as `run` counts them: OpenMP's default, the cores
     parallel_s = min((t.seconds for t in result.search.trials if t.counts and t.config == best.config.with_(threads="all")), default=0.0)
     tuned = tuning.Tuned(variant, alone and threads > 1, best.seconds, default_s, tried, candidates, parallel_s, tiles)
     tuning.store(tuning.tuning_key(task.path, task.function, task.sizes, task.parse, threads), tuned)

@@ -39,7 +39,8 @@ ROUNDS = 3
 class Task:
     """What is tuned: a function at sizes, for a target; `text` is the file's, so that a worker
     on another machine (a Ray cluster) can run it where the path does not exist. `threads`: the
-    OpenMP threads of an "all threads" CPU candidate (0: all the worker has)."""
+    OpenMP threads of an "all threads" CPU candidate (0: the cores of the machine it runs on,
+    `cores` — not OpenMP's default there: Ray sets ``OMP_NUM_THREADS`` of a one-CPU task to 1)."""
 
     path: str
     function: str
@@ -57,6 +58,11 @@ class Task:
     @property
     def sizes(self) -> dict[str, int]:
         return dict(self.params)
+
+
+def cores(task: Task) -> int:
+    """The threads of an "all threads" candidate of `task` here."""
+    return task.threads or len(os.sched_getaffinity(0)) or 1
 
 
 def measure(task: Task, config: Config) -> Trial:
@@ -136,13 +142,13 @@ def _prepare_cpu(task: Task) -> _CpuPrepared:
 
 
 def _measure_cpu(task: Task, config: Config) -> Trial:
-    from core_compiler.llvm.jit import max_threads, set_threads
+    from core_compiler.llvm.jit import set_threads
     from core_compiler.runtime.compare import compare_arrays
     from core_compiler.runtime.cpu_variants import compile_variant, run_jit
 
     p: _CpuPrepared = _prepared(task, _prepare_cpu)
     parallel = config["threads"] == "all"
-    set_threads(task.threads or max_threads())
+    set_threads(cores(task))
     start = time.perf_counter()
     jit = compile_variant(p.case, str(config["variant"]), parallel, cpu_tiles(config))
     build_s = time.perf_counter() - start
@@ -212,6 +218,4 @@ def device_name(target: str) -> str:
         return f"{pocl_device().name.strip()} (PoCL)"
     import llvmlite.binding as llvm
 
-    from core_compiler.llvm.jit import max_threads
-
-    return f"{llvm.get_host_cpu_name()} CPU, {max_threads()} threads"
+    return f"{llvm.get_host_cpu_name()} CPU, {len(os.sched_getaffinity(0))} cores"

@@ -363,7 +363,7 @@ def run_cuda(path: str, text: str, function: str | None, params: Sequence[str], 
     """`hexplore run FILE.cu`: the host function `function` (its kernels' CPU translation, on all
     cores and on one thread, compared) in a worker process with a time limit; the report and
     whether the two runs matched."""
-    from core_compiler.cuda.cpu import check_host
+    from core_compiler.cuda.host import check_host
     from core_compiler.runtime.worker import run_in_worker
 
     if device != "cpu":

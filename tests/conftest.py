@@ -32,6 +32,7 @@ SLOW_PATHS = (
     "tests/test_polybench.py",
     "tests/test_property_random_nests.py",
     "tests/test_cuda_codegen.py",
+    "tests/test_cuda_translated.py",
     "tests/test_affine_terms.py",
     "tests/test_guarded_reads.py",
     "tests/test_name_hygiene.py",

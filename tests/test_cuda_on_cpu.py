@@ -17,14 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core_compiler.cuda.cpu import (
-    NotTranslatable,
-    bind,
-    compile_kernel,
-    footprint,
-    host_needs,
-    run_host,
-)
+from core_compiler.cuda.cpu import NotTranslatable, compile_kernel, footprint
+from core_compiler.cuda.host import bind, host_needs, run_host
 from core_compiler.frontend import ir, run_frontend
 from tests.cuda_cpu.harness import CXX, FLAGS, INCLUDE, kernel_traits, launches_on_cpu, unavailable
 

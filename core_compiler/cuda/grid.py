@@ -80,6 +80,12 @@ class KernelModel:
     def n_grid(self) -> int:
         return len(self.shape.iterators)
 
+    def thread_private(self, array: str) -> bool:
+        """Whether `array` is a local of the kernel's body (not `__shared__`): declared inside the
+        thread loops, expanded over them, so no two threads ever touch one element of it."""
+        decl = next((d for d in self.scop.arrays if d.name == array), None)
+        return decl is not None and decl.kind.startswith("local") and array not in self.shared
+
     def is_barrier(self, stmt_name: str) -> bool:
         st = self.scop.statement(stmt_name)
         return isinstance(st.info.node.target, ir.Var) and st.info.node.target.name == BARRIER
@@ -293,13 +299,13 @@ class _Rewrite:
     def block(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
         """The statements rewritten; a name declared again (``int T0`` in both branches of an
         `if`, as generated code does) is renamed from there on: the model has one variable per name."""
-        rest, out = list(stmts), list[ir.Stmt]()
-        for i in range(len(rest)):
-            s = rest[i]
-            if isinstance(s, ir.Decl) and s.name in self.declared:
-                new = next(f"{s.name}_{k}" for k in itertools.count(1) if f"{s.name}_{k}" not in self.declared)
-                rest[i:] = _renamed(tuple(rest[i:]), s.name, new)
-                s = rest[i]
+        renames: dict[str, str] = {}  # from this statement on: a name as written -> its latest name
+        out = list[ir.Stmt]()
+        for written in stmts:
+            s = _renamed(written, renames)
+            if isinstance(written, ir.Decl) and isinstance(s, ir.Decl) and s.name in self.declared:
+                renames[written.name] = next(f"{s.name}_{k}" for k in itertools.count(1) if f"{s.name}_{k}" not in self.declared)
+                s = _renamed(written, renames)
             if isinstance(s, ir.Decl):
                 self.declared.add(s.name)
             out += self.stmt(s)
@@ -399,17 +405,20 @@ def _substitute_stmts(stmts: tuple[ir.Stmt, ...], var: str, value: int) -> tuple
     return ir.map_stmts(stmts, lambda e: _substitute(e, var, value))
 
 
-def _renamed(stmts: tuple[ir.Stmt, ...], old: str, new: str) -> tuple[ir.Stmt, ...]:
-    """`stmts` with the variable or array `old` called `new`."""
+def _renamed(s: ir.Stmt, names: dict[str, str]) -> ir.Stmt:
+    """`s` with each variable or array `old` of `names` called `names[old]`."""
+    if not names:
+        return s
 
     def rename(e: ir.Expr) -> ir.Expr:
-        if isinstance(e, ir.Var) and e.name == old:
-            return replace(e, name=new)
-        if isinstance(e, ir.Subscript) and e.base == old:
-            return replace(e, base=new)
+        if isinstance(e, ir.Var) and e.name in names:
+            return replace(e, name=names[e.name])
+        if isinstance(e, ir.Subscript) and e.base in names:
+            return replace(e, base=names[e.base])
         return e
 
-    return ir.map_stmts(stmts, lambda e: ir.map_expr(e, rename), {old: new})
+    (out,) = ir.map_stmts((s,), lambda e: ir.map_expr(e, rename), names)
+    return out
 
 
 _BINARY: dict[str, Callable[[int, int], int]] = {

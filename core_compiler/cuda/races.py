@@ -85,7 +85,7 @@ def races(km: KernelModel, timing: Timing, barriers: tuple[Statement, ...] | Non
     for s1, w in _accesses(km, writes=True):
         for s2, other in _accesses(km, writes=False):
             key = (min(id(w), id(other)), max(id(w), id(other)))
-            if w.array != other.array or key in seen or _both_atomic(km, s1, s2):
+            if w.array != other.array or key in seen or _both_atomic(km, s1, s2) or km.thread_private(w.array):
                 continue
             seen.add(key)
             race = _race(km, timing, sep, s1, w, s2, other)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import clang.cindex as ci
 
-from core_compiler.frontend.clang_parse import ParseOptions, diagnostics_as_remarks, parse
+from core_compiler.frontend.clang_parse import ParseOptions, definitions, diagnostics_as_remarks, parse
 from core_compiler.frontend.ir import Function, OtherType
 from core_compiler.frontend.lower import Lowerer
 from core_compiler.frontend.worker import FrontendFailure, describe, shared_worker
@@ -122,17 +122,6 @@ def lower_in_worker(
             yield lowerer.function(cur)
         except RecursionError:
             yield UnreadFunction(fn, function_failure(fn, FrontendFailure("budget", "nested too deeply"), "reading"))
-
-
-def definitions(tu: ci.TranslationUnit, path: str) -> list[ci.Cursor]:
-    """The function definitions of the main file, in order."""
-    out = []
-    for cur in tu.cursor.get_children():
-        if cur.kind not in (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE) or not cur.is_definition():
-            continue
-        if cur.location.file and cur.location.file.name == path:
-            out.append(cur)
-    return out
 
 
 def header(lowerer: Lowerer, cur: ci.Cursor) -> Function:

@@ -90,6 +90,23 @@ def parse(path: str, text: str, options: ParseOptions) -> tuple[ci.TranslationUn
     return _index().parse(path, args=list(screened.args), unsaved_files=unsaved), screened.remarks
 
 
+def definitions(tu: ci.TranslationUnit, path: str) -> list[ci.Cursor]:
+    """The function definitions of the main file, in order, those in ``extern "C" { }`` too
+    (hexplore's own CUDA host functions are ``extern "C"``)."""
+
+    def walk(cursor: ci.Cursor) -> list[ci.Cursor]:
+        out = []
+        for cur in cursor.get_children():
+            if cur.kind == ci.CursorKind.LINKAGE_SPEC:
+                out += walk(cur)
+            elif cur.kind in (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE) and cur.is_definition() \
+                    and cur.location.file and cur.location.file.name == path:  # fmt: skip
+                out.append(cur)
+        return out
+
+    return walk(tu.cursor)
+
+
 def source_range(extent: ci.SourceRange, fallback_file: str) -> SourceRange:
     start, end = extent.start, extent.end
     name = start.file.name if start.file else fallback_file

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 import clang.cindex as ci
 
 from core_compiler.frontend import ir
-from core_compiler.frontend.clang_parse import evaluate
+from core_compiler.frontend.clang_parse import definitions, evaluate
 from core_compiler.frontend.clang_parse import unwrap as _unwrap
 from core_compiler.source import SourceRange
 
@@ -41,9 +41,7 @@ def launches(
 ) -> dict[str, tuple[ir.Launch, ...]]:
     """Every launch in the functions of `path`, by kernel name."""
     out: dict[str, list[ir.Launch]] = {}
-    for fn in tu.cursor.get_children():
-        if fn.location.file is None or fn.location.file.name != path or not fn.is_definition():
-            continue
+    for fn in definitions(tu, path):
         for call in _calls(fn):
             launch = _launch(call, range_of, expr_of)
             if launch is not None:

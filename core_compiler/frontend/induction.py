@@ -68,6 +68,7 @@ class _Substitution:
 
     def block(self, stmts: tuple[ir.Stmt, ...], in_loop: bool) -> tuple[ir.Stmt, ...]:
         out = list(stmts)
+        reads: list[set[str] | None] = [None] * len(out)  # the names each statement reads, once needed
         if in_loop:
             for k, s in enumerate(out):
                 found = self.definition(s)
@@ -79,9 +80,15 @@ class _Substitution:
                 for t in range(k + 1, len(out)):
                     if _stops(out[t], stops):
                         break
+                    known = reads[t]
+                    read = known if known is not None else {x.name for x in ir.all_exprs((out[t],)) if isinstance(x, ir.Var)}
+                    if name not in read:  # generated code: hundreds of statements, each reading a few names
+                        reads[t] = read
+                        continue
                     new = _in_statement(out[t], name, value)
                     used = used or new != out[t]
                     out[t] = new
+                    reads[t] = (read - {name}) | _names(value)
                 if used:
                     message = (
                         f"`{name}` is set to `{_text(value)}` here and not changed before its uses "

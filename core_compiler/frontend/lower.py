@@ -30,6 +30,7 @@ from core_compiler.frontend import (
 from core_compiler.frontend.chained_assignment import assignment_chain
 from core_compiler.frontend.clang_parse import (
     binary_operator,
+    definitions,
     evaluate,
     source_range,
     unary_operator,
@@ -74,14 +75,7 @@ class Lowerer:
     # ------------------------------------------------------------------------------ entry
 
     def functions(self, tu: ci.TranslationUnit) -> list[ir.Function]:
-        out = []
-        for cur in tu.cursor.get_children():
-            if cur.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) or not cur.is_definition():
-                continue
-            if not cur.location.file or cur.location.file.name != self.path:
-                continue
-            out.append(self.function(cur))
-        return out
+        return [self.function(cur) for cur in definitions(tu, self.path)]
 
     def function(self, cur: ci.Cursor) -> ir.Function:
         params = tuple(self.param(p) for p in cur.get_children() if p.kind == K.PARM_DECL)
@@ -190,6 +184,8 @@ class Lowerer:
                     yield self.decl(var)
         elif kind == K.FOR_STMT:
             yield self.for_stmt(cur)
+        elif kind == K.DO_STMT and _statement_macro(cur):
+            yield from self.body(next(cur.get_children()))
         elif kind in (K.WHILE_STMT, K.DO_STMT):
             children = list(cur.get_children())
             body_cur = children[-1] if kind == K.WHILE_STMT else children[0]
@@ -541,7 +537,12 @@ class Lowerer:
         if op == "*":
             return self.opaque(cur, "PointerArithmetic", "a pointer dereference (`*p`)")
         if op == "&":
-            return self.opaque(cur, "PointerArithmetic", "taking an address (`&x`)")
+            found = self.opaque(cur, "PointerArithmetic", "taking an address (`&x`)")
+            operand = _unwrap(children[0]) if children else None
+            if not found.text and operand is not None and operand.kind == K.DECL_REF_EXPR:
+                # written by a macro (`HX_CHECK(cudaMalloc(&p, n))`): its text is not in the file
+                return ir.OpaqueExpr(found.reason, found.message, f"&{operand.spelling}", found.range)
+            return found
         if op in ("++", "--", "post++", "post--"):
             return self.opaque(cur, "SideEffect", f"`{op.replace('post', '')}` inside an expression")
         val = evaluate(cur)
@@ -643,3 +644,19 @@ def _implicitly_declared(call: ci.Cursor) -> bool:
 
 def _opaque_reason(e: ir.Expr) -> str:
     return e.reason if isinstance(e, ir.OpaqueExpr) else "UnsupportedStatement"
+
+def _statement_macro(cur: ci.Cursor) -> bool:
+    """Whether the ``do`` loop `cur` is ``do { ... } while (0)`` (a macro written as one
+    statement: ``HX_CHECK(call)``) whose body neither breaks nor continues it: then it is its body."""
+    body, cond = list(cur.get_children())
+    return evaluate(cond) == 0 and not _exits(body)
+
+
+def _exits(cur: ci.Cursor, jumps: tuple[ci.CursorKind, ...] = (K.BREAK_STMT, K.CONTINUE_STMT)) -> bool:
+    """Whether `cur` holds a ``break`` or ``continue`` (`jumps`) of the loop around it."""
+    if cur.kind in jumps:
+        return True
+    if cur.kind in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT):
+        return False
+    inner = (K.CONTINUE_STMT,) if cur.kind == K.SWITCH_STMT else jumps  # a `break` there is the switch's
+    return any(_exits(c, inner) for c in cur.get_children())

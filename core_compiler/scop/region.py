@@ -264,6 +264,12 @@ class _Walker:
                 self.non_affine(start, "NonAffineLoopBound", what)
                 return None
             return start
+        if isinstance(init, ir.Ternary):  # `c0 = max(32 * b + t, t % 16 + 1); ...; c0 += 16`
+            pieces = _strided_start(s.var, init, s.step, allowed)
+            if isinstance(pieces, NotAffine):
+                self.non_affine(pieces, "NonAffineLoopBound", what)
+                return None
+            return pieces
         aff = self.affine_or_problem(s.init, allowed, "NonAffineLoopBound", what)
         return None if isinstance(aff, NotAffine) else _lower_bound(s.var, aff, s.step)
 
@@ -674,6 +680,24 @@ def _lower_bound(var: str, init: Affine, step: int) -> Dnf:
     v = Affine.of({var: 1})
     bound = Constraint(v - init, ">=") if step > 0 else Constraint(init - v, ">=")
     return ((bound,),) if abs(step) == 1 else ((bound, Constraint(v - init, f"%{abs(step)}")),)
+
+
+def _strided_start(var: str, init: ir.Expr, step: int, allowed: object) -> Dnf | NotAffine:
+    """The values a loop counter takes from the start `init`, a `?:` (MAX of two starts), by
+    steps of `step`: each side's lattice where its condition holds."""
+    if not isinstance(init, ir.Ternary):
+        aff = affine(init, allowed)  # type: ignore[arg-type]
+        return aff if isinstance(aff, NotAffine) else _lower_bound(var, aff, step)
+    pieces: list[tuple[Constraint, ...]] = []
+    for negate, side in ((False, init.then), (True, init.other)):
+        cond = condition(init.cond, allowed, negate=negate)  # type: ignore[arg-type]
+        start = _strided_start(var, side, step, allowed)
+        if isinstance(cond, NotAffine):
+            return cond
+        if isinstance(start, NotAffine):
+            return start
+        pieces += [(*c, *s) for c in cond for s in start]
+    return tuple(pieces)
 
 
 def _bounds_iterator(cond: Dnf, var: str, step: int) -> bool:

@@ -2,7 +2,8 @@
    install (clang -x cuda --cuda-host-only -nocudainc). Only declarations: nothing here runs. */
 #pragma once
 /* nvcc declares the math functions in every .cu file (declared here, not by <math.h>: it
-   takes clang ~0.4 s to parse) */
+   takes clang ~0.4 s to parse), callable from host and device code as nvcc's are */
+#pragma clang force_cuda_host_device begin
 extern "C" {
 double sqrt(double); float sqrtf(float);
 double cbrt(double); float cbrtf(float);
@@ -39,6 +40,7 @@ double hypot(double, double); float hypotf(float, float);
 double copysign(double, double); float copysignf(float, float);
 double fma(double, double, double); float fmaf(float, float, float);
 }
+#pragma clang force_cuda_host_device end
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __host__ __attribute__((host))
@@ -65,6 +67,7 @@ extern const __device__ dim3 gridDim;
 extern const __device__ int warpSize;
 
 typedef int cudaError_t;
+enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2 };
 typedef struct CUstream_st *cudaStream_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
                       cudaMemcpyDeviceToDevice, cudaMemcpyDefault };

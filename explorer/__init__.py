@@ -24,6 +24,9 @@ Code map, in the order data flows:
   and settings, with the memory placements hovers show).
 - `fixes.py`: source rewrites offered as code actions: `restrict` where hexplore assumes no
   aliasing, loop interchange where no dependence forbids it.
+- `configuration.py`: one code-generation configuration (target, tile and block sizes, shared
+  memory, always-offload) as the TUI's option editor edits it: checked, as pipeline options,
+  `compile` of one function under it, and the diff of two configurations' code.
 - `running.py`: the one run (`core_compiler.runtime.run.run_function`, in the core's one worker
   process with a time limit) and its `RunReport`, for `hexplore run`, the TUI and the editor.
 

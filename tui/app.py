@@ -1,9 +1,11 @@
 """The hexplore terminal UI: functions on the left, source in the middle, pipeline views on the right.
 
 State lives in `reactive` attributes (`function_name`, `pass_index`, `show_diff`,
-`hide_unchanged`); the `watch_*` methods render. Nothing slow runs on the UI thread: the
-back-end passes and code of a function are computed in a worker thread the first time the
-Passes, Schedule or Code tab is shown for it, and runs go to a worker thread too.
+`hide_unchanged`, `show_config_diff`); the `watch_*` methods render. Nothing slow runs on the UI
+thread: the back-end passes and code of a function are computed in a worker thread the first time
+the Passes, Schedule or Code tab is shown for it (again when the Options tab changes the
+configuration), `compile`'s code for the Options tab and runs go to worker threads too, and so
+does the analysis of the file when it changed on disk (polled every second).
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 from explorer.api import ParseOptions, PassRecord
+from explorer.configuration import CodeOptions, CompiledFunction, code_diff
 from explorer.running import RunReport, run_function
 from explorer.schedule_tree import ScheduleNode
-from tui.backend_views import TARGETS, BackendViews, compute_backend_views
+from tui.backend_views import TARGETS, BackendViews, compiled_code, compute_backend_views
 from tui.code_view import CodeTabs
+from tui.codemap import line_colours, statement_spans
 from tui.commands import HexploreCommands
 from tui.help import WIDGET_KEYS, HelpScreen, binding_rows
 from tui.model import (
@@ -50,13 +54,22 @@ from tui.model import (
     size_params,
     visible_passes,
 )
+from tui.options_panel import OptionsPanel
 from tui.run_panel import RunPanel
 from tui.run_text import DEVICES
 from tui.source_view import MARKERS, SourceView
 
 W = TypeVar("W", bound=Widget)
 
-TABS = (("passes", "Passes"), ("schedule", "Schedule"), ("code", "Code"), ("deps", "Deps"), ("remarks", "Remarks"), ("run", "Run"))
+TABS = (
+    ("passes", "Passes"),
+    ("schedule", "Schedule"),
+    ("code", "Code"),
+    ("deps", "Deps"),
+    ("remarks", "Remarks"),
+    ("run", "Run"),
+    ("options", "Options"),
+)
 BACKEND_TABS = frozenset({"passes", "schedule", "code"})
 PASS_LEXERS = {"codegen-cuda": "cuda", "codegen-opencl": "c", "llvm-ir": "llvm", "ptx": "ptx", "ad": "c"}
 
@@ -75,6 +88,8 @@ class HexploreApp(App[None]):
         Binding("d", "toggle_diff", "Diff"),
         Binding("u", "toggle_unchanged", "Hide unchanged"),
         Binding("r", "run", "Run"),
+        Binding("a", "remember_config", "Remember the options as A"),
+        Binding("b", "toggle_config_diff", "Diff A vs B"),
         Binding("c", "next_code", "Next code tab", show=False),
         Binding("f", "focus_functions", "Focus the function list", show=False),
         Binding("s", "focus_source", "Focus the source (up/down move its cursor)", show=False),
@@ -85,6 +100,7 @@ class HexploreApp(App[None]):
     pass_index: reactive[int] = reactive(0)  # into the whole trace, hidden passes included
     show_diff: reactive[bool] = reactive(False)
     hide_unchanged: reactive[bool] = reactive(False)
+    show_config_diff: reactive[bool] = reactive(False)  # the Options tab shows A's code against B's
 
     def __init__(
         self,
@@ -99,9 +115,16 @@ class HexploreApp(App[None]):
         self.initial_function = function
         self.show_times = show_times  # False for snapshots: timings are never the same twice
         self.backend: dict[str, BackendViews] = {}
-        self.backend_pending: set[str] = set()
+        # function -> the configuration and text its back-end worker computes for
+        self.backend_pending: dict[str, tuple[CodeOptions, Session]] = {}
         self.last_run: RunReport | None = None
         self.sub_title = Path(path).name
+        self.options = CodeOptions()  # configuration B, what the code tabs show
+        self.config_a: CodeOptions | None = None
+        self.compiled: dict[tuple[str, CodeOptions], CompiledFunction] = {}
+        self.compile_pending: set[tuple[str, CodeOptions]] = set()
+        self.code_picked = False  # the next source cursor move comes from a picked code line
+        self.file_stamp = _stamp(path)
 
     # ---- layout ----
 
@@ -130,6 +153,8 @@ class HexploreApp(App[None]):
                     yield OptionList(id="remark-list")
                 with TabPane("Run", id="run"):
                     yield RunPanel(self.show_times, id="run-panel")
+                with TabPane("Options", id="options"):
+                    yield OptionsPanel(id="options-panel")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -137,6 +162,9 @@ class HexploreApp(App[None]):
         self.watch(self._q(SourceView), "cursor_line", self._cursor_moved, init=False)
         # After the first refresh, so the list's own initial highlight cannot override the choice.
         self.call_after_refresh(self._select_initial_function)
+        self._q(OptionsPanel).status(self.options, None, [])
+        if self.file_stamp is not None:
+            self.set_interval(1.0, self.check_file)
 
     def _select_initial_function(self) -> None:
         names = [f.function.name for f in self.session.functions]
@@ -199,7 +227,9 @@ class HexploreApp(App[None]):
         index = functions.get_option_index(name)
         if functions.highlighted != index:
             functions.highlighted = index
-        self._q(SourceView).cursor_line = fa.function.range.line
+        source = self._q(SourceView)
+        source.set_colours(line_colours(statement_spans(fa)))
+        source.cursor_line = fa.function.range.line
         self.pass_index = 0
         self._show_passes()
         self._show_backend_views()
@@ -208,6 +238,7 @@ class HexploreApp(App[None]):
         self._q(RunPanel).set_params(size_params(fa))
         if self._q("#tabs", TabbedContent).active in BACKEND_TABS:
             self._ensure_backend()
+        self._show_options_output()
 
     # ---- back-end passes, computed in a worker ----
 
@@ -215,27 +246,39 @@ class HexploreApp(App[None]):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id in BACKEND_TABS:
             self._ensure_backend()
+        if event.pane.id == "options":
+            self._show_options_output()
 
     def _ensure_backend(self) -> None:
         fa = self.session.function(self.function_name)
-        if fa is None or fa.function.name in self.backend or fa.function.name in self.backend_pending:
+        if fa is None or fa.function.name in self.backend or self._pending(fa.function.name):
             return
-        self.backend_pending.add(fa.function.name)
+        self.backend_pending[fa.function.name] = (self.options, self.session)
         self._show_passes()
         self._show_backend_views()
-        self._backend_worker(fa.function.name, fa)
+        self._backend_worker(fa.function.name, fa, self.session, self.options)
 
     @work(thread=True, group="backend")
-    def _backend_worker(self, name: str, fa: Any) -> None:
+    def _backend_worker(self, name: str, fa: Any, session: Session, options: CodeOptions) -> None:
         try:
-            views = compute_backend_views(self.session.path, self.session.text, fa)
+            views = compute_backend_views(session.path, session.text, fa, options)
         except Exception as e:  # shown in the views; the worker must not take the app down
-            views = BackendViews((PassRecord("backend-error", f"{type(e).__name__}: {e}\n", (), 0.0),), (), (), {}, (), (str(e),))
-        self.call_from_thread(self._backend_ready, name, views)
+            failed = PassRecord("backend-error", f"{type(e).__name__}: {e}\n", (), 0.0)
+            views = BackendViews((failed,), (), (), {}, (), (str(e),), options)
+        self.call_from_thread(self._backend_ready, name, views, session)
 
-    def _backend_ready(self, name: str, views: BackendViews) -> None:
+    def _pending(self, name: str) -> bool:
+        """A worker computes `name`'s views for the current configuration and text."""
+        options, session = self.backend_pending.get(name, (None, None))
+        return options == self.options and session is self.session
+
+    def _backend_ready(self, name: str, views: BackendViews, session: Session | None = None) -> None:
+        session = session or self.session
+        if self.backend_pending.get(name, (None, None))[1] is session and self.backend_pending[name][0] == views.options:
+            del self.backend_pending[name]
+        if views.options != self.options or session is not self.session:
+            return  # computed for an older configuration or text: the current one has its own worker
         self.backend[name] = views
-        self.backend_pending.discard(name)
         if name == self.function_name:
             self._show_passes(keep=True)
             self._show_backend_views()
@@ -245,7 +288,7 @@ class HexploreApp(App[None]):
         views = self.backend.get(name)
         code = self._q(CodeTabs)
         if views is None:
-            what = "computing the back-end passes…" if name in self.backend_pending else "not computed yet"
+            what = "computing the back-end passes…" if self._pending(name) else "not computed yet"
             code.message(what)
             self._q("#schedule-tree", Tree).clear().root.set_label(Text(what))
             return
@@ -265,7 +308,7 @@ class HexploreApp(App[None]):
         plist = self._q("#pass-list", OptionList)
         plist.clear_options()
         plist.add_options([Option(self._pass_label(trace[i]), id=str(i)) for i in self._visible()])
-        if self.function_name in self.backend_pending:
+        if self._pending(self.function_name):
             plist.add_option(Option("… back-end passes (computing)", disabled=True))
         if not trace:
             self._q("#pass-text", Static).update("No passes ran for this function (see Remarks).")
@@ -373,7 +416,20 @@ class HexploreApp(App[None]):
         tree.root.expand_all()
 
     def _cursor_moved(self, line: int) -> None:
-        self._q(CodeTabs).follow(line)
+        self._q(CodeTabs).follow(line, scroll=not self.code_picked)
+        self.code_picked = False
+
+    @on(CodeTabs.Picked)
+    def _code_line_picked(self, event: CodeTabs.Picked) -> None:
+        """Code -> source: the source cursor goes to the statement the picked line executes."""
+        views = self.backend.get(self.function_name)
+        if views is None or not event.statements:
+            return
+        span = next((s for s in views.spans if s.name == event.statements[0]), None)
+        source = self._q(SourceView)
+        if span is not None and not span.line <= source.cursor_line <= span.end_line:
+            self.code_picked = True
+            source.cursor_line = span.line
 
     def action_next_code(self) -> None:
         keys = [t.key for t in TARGETS]
@@ -445,6 +501,134 @@ class HexploreApp(App[None]):
         self.last_run = result
         self._q(RunPanel).finished(result)
 
+    # ---- options: configuration B (the current one) and A (remembered) ----
+
+    @on(OptionsPanel.Changed)
+    def _options_changed(self, event: OptionsPanel.Changed) -> None:
+        options, problems = event.fields.parse()
+        panel = self._q(OptionsPanel)
+        panel.status(self.options, self.config_a, problems)
+        if problems or options == self.options:
+            return
+        self.set_options(options)
+
+    def set_options(self, options: CodeOptions) -> None:
+        """Regenerate every view with `options` (live: the shown function's at once)."""
+        target_changed = options.target != self.options.target
+        self.options = options
+        self.backend.clear()
+        self._q(OptionsPanel).status(options, self.config_a, [])
+        if target_changed:
+            self._q(CodeTabs).active = f"code-{TARGET_TABS[options.target]}"
+        if self.function_name:
+            self._ensure_backend()
+            self._show_passes(keep=True)
+            self._show_backend_views()
+        self._show_options_output()
+
+    def action_remember_config(self) -> None:
+        self.config_a = self.options
+        self._q(OptionsPanel).status(self.options, self.config_a, [])
+        self.show_config_diff = True
+        self.action_show_tab("options")
+        self._show_options_output()
+
+    def action_toggle_config_diff(self) -> None:
+        self.show_config_diff = not self.show_config_diff
+        self.action_show_tab("options")
+
+    def watch_show_config_diff(self, _: bool) -> None:
+        if self.screen_stack:
+            self._show_options_output()
+
+    @on(Button.Pressed, "#opt-remember")
+    def _remember_pressed(self) -> None:
+        self.action_remember_config()
+
+    @on(Button.Pressed, "#opt-diff")
+    def _diff_pressed(self) -> None:
+        self.action_toggle_config_diff()
+
+    def _compiled_for(self, options: CodeOptions) -> CompiledFunction | None:
+        """`compile`'s code of the shown function under `options`, computed in a worker once."""
+        fa = self.session.function(self.function_name)
+        if fa is None:
+            return None
+        key = (fa.function.name, options)
+        if key not in self.compiled and key not in self.compile_pending:
+            self.compile_pending.add(key)
+            self._compile_worker(key, fa, self.session)
+        return self.compiled.get(key)
+
+    @work(thread=True, group="compile")
+    def _compile_worker(self, key: tuple[str, CodeOptions], fa: Any, session: Session) -> None:
+        result = compiled_code(session.path, session.text, fa, key[1])
+        self.call_from_thread(self._compile_ready, key, result, session)
+
+    def _compile_ready(self, key: tuple[str, CodeOptions], result: CompiledFunction, session: Session) -> None:
+        self.compile_pending.discard(key)
+        if session is self.session:
+            self.compiled[key] = result
+            self._show_options_output()
+
+    def _show_options_output(self) -> None:
+        if not self.function_name or self._q("#tabs", TabbedContent).active != "options":
+            return
+        panel = self._q(OptionsPanel)
+        b = self._compiled_for(self.options)
+        if self.show_config_diff and self.config_a is not None:
+            a = self._compiled_for(self.config_a)
+            if a is None or b is None:
+                panel.output(Text("generating the code of A and B…", style="italic"))
+                return
+            diff = code_diff(_shown(a), _shown(b), a.options.describe(), b.options.describe())
+            panel.output(Group(Text(f"`{self.function_name}`: compile's code, A against B", style="bold"), Syntax(diff, "diff", theme="monokai")))
+            return
+        if b is None:
+            panel.output(Text(f"generating `{self.function_name}` with these options…", style="italic"))
+            return
+        panel.output(compiled_renderable(b, self.function_name))
+
+    # ---- reload on change ----
+
+    def check_file(self) -> None:
+        """Reload the file when it changed on disk (polled every second)."""
+        stamp = _stamp(self.session.path)
+        if stamp is None or stamp == self.file_stamp:
+            return
+        self.file_stamp = stamp
+        try:
+            text = Path(self.session.path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return
+        if text != self.session.text:
+            self._reload_worker(text)
+
+    @work(thread=True, exclusive=True, group="reload")
+    def _reload_worker(self, text: str) -> None:
+        session = open_session(self.session.path, text, self.session.options)
+        self.call_from_thread(self.reloaded, session)
+
+    def reloaded(self, session: Session) -> None:
+        """Show `session`, a new version of the file: the function list, the source and every
+        view, on the same function where it still exists."""
+        self.session = session
+        self.backend.clear()
+        self.compiled.clear()
+        functions = self._q("#functions", OptionList)
+        functions.clear_options()
+        functions.add_options([Option(f.function.name, id=f.function.name) for f in session.functions])
+        self._q(SourceView).set_text(session.text, self._all_remarks())
+        names = [f.function.name for f in session.functions]
+        name = self.function_name if self.function_name in names else (names[0] if names else "")
+        self.sub_title = f"{Path(session.path).name} (reloaded)"
+        if name and name == self.function_name:
+            self.watch_function_name(name)
+        else:
+            self.function_name = name
+        if not name:
+            self._show_remarks()
+
     # ---- misc actions ----
 
     def help_rows(self) -> list[tuple[str, str]]:
@@ -468,6 +652,36 @@ class HexploreApp(App[None]):
 
     def action_focus_source(self) -> None:
         self._q(SourceView).focus()
+
+
+TARGET_TABS = {"cuda": "cuda", "opencl": "opencl", "cpu": "c"}  # option target -> its code tab
+COMPILE_LEXERS = {"cuda": "cuda", "opencl": "c", "cpu": "c"}
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def _shown(c: CompiledFunction) -> str:
+    """A configuration's code as the diff compares it: its text, or why there is none."""
+    said = [f"// {r.name}: {r.message}" for r in c.remarks]
+    return "\n".join([*said, c.text or f"// nothing generated: {c.nothing}"])
+
+
+def compiled_renderable(c: CompiledFunction, function: str) -> Group:
+    """`compile`'s decisions and code for one function, as the Options tab shows them."""
+    head = Text(f"hexplore compile --target {c.options.target}: `{function}`\n", style="bold")
+    for r in c.remarks:
+        head.append(f"{r.range.line}:{r.range.col} ", style="dim")
+        head.append(r.name, style="bold")
+        head.append(f"  {r.message}\n")
+    if not c.text:
+        return Group(head, Text(f"nothing generated: {c.nothing}", style="italic"))
+    return Group(head, Syntax(c.text, COMPILE_LEXERS[c.options.target], theme="monokai", line_numbers=True))
 
 
 def add_schedule_node(parent: TreeNode[Any], node: ScheduleNode) -> None:

@@ -1,7 +1,7 @@
 """The back-end views of one function, computed together off the UI thread.
 
 `compute_backend_views` runs `explorer.api.backend` (schedule, GPU mapping, CUDA,
-OpenCL, LLVM IR, PTX per SCoP), the generated C of the function (`function_c`), the
+OpenCL, LLVM IR, PTX per SCoP), the generated C of the function (`compile --target c`), the
 schedule tree with its kernels, and the source-to-generated-code line map of each target. No
 textual here: the app calls it from a worker thread and shows the result.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.api import (
@@ -22,13 +22,14 @@ from explorer.api import (
     ScopUnit,
     artifact_source_map,
     backend,
-    function_c,
     join_mapped,
 )
+from explorer.configuration import CodeOptions, CompiledFunction, compile_function
 from explorer.schedule_tree import ScheduleNode, schedule_tree
 from tui.codemap import StatementSpan, generated_lines, statement_spans
 
 ISL_LOCK = threading.Lock()
+DEFAULT_OPTIONS = CodeOptions()
 
 
 @dataclass(frozen=True)
@@ -71,17 +72,30 @@ class BackendViews:
     code: Mapping[str, CodeView]
     spans: tuple[StatementSpan, ...]
     problems: tuple[str, ...] = ()  # views that failed, for the schedule pane
+    options: CodeOptions = DEFAULT_OPTIONS  # the configuration they were generated with
 
 
-def compute_backend_views(path: str, text: str, fa: FunctionAnalysis) -> BackendViews:
+def compute_backend_views(path: str, text: str, fa: FunctionAnalysis, options: CodeOptions = DEFAULT_OPTIONS) -> BackendViews:
+    """Every view of `fa` under `options` (tile and block sizes, shared memory; the target and
+    always-offload only change what `compile` generates, `compiled_code`)."""
     with ISL_LOCK:
-        result = backend(fa)
+        result = backend(fa, options.gpu_options())
         passes = result.records
         spans = statement_spans(fa)
         trees, kernels, problems = _trees_and_kernels(fa, result.units)
         code = {t.key: _code_view(t, result, fa) for t in TARGETS if t.key != "c"}
-        code["c"] = _c_view(path, text, fa)
-    return BackendViews(passes, tuple(trees), tuple(kernels), code, spans, tuple(problems))
+        code["c"] = _c_view(path, text, fa, options)
+    return BackendViews(passes, tuple(trees), tuple(kernels), code, spans, tuple(problems), options)
+
+
+def compiled_code(path: str, text: str, fa: FunctionAnalysis, options: CodeOptions) -> CompiledFunction:
+    """What `hexplore compile --target T` generates for `fa` under `options`; a codegen bug is
+    said in the text, not raised into the UI."""
+    with ISL_LOCK:
+        try:
+            return compile_function(path, text, fa, options)
+        except Exception as e:
+            return CompiledFunction(options, "", nothing=f"compile failed: {type(e).__name__}: {e}")
 
 
 def _code_view(target: Target, result: Backend, fa: FunctionAnalysis) -> CodeView:
@@ -103,15 +117,15 @@ def _code_view(target: Target, result: Backend, fa: FunctionAnalysis) -> CodeVie
     return CodeView(target, body, generated_lines(smap, fa))
 
 
-def _c_view(path: str, text: str, fa: FunctionAnalysis) -> CodeView:
+def _c_view(path: str, text: str, fa: FunctionAnalysis, options: CodeOptions) -> CodeView:
     target = TARGETS[2]
     if not fa.scops:
         return CodeView(target, f"`{fa.function.name}` has no SCoP: nothing was generated", is_code=False)
     try:
-        body, smap = function_c(path, text, fa)
+        c = compile_function(path, text, fa, replace(options, target="cpu"))
     except Exception as e:  # a codegen bug is shown in the tab, not raised into the UI
         return CodeView(target, f"C generation failed: {type(e).__name__}: {e}", is_code=False)
-    return CodeView(target, body, generated_lines(smap, fa))
+    return CodeView(target, c.text, generated_lines(c.source_map, fa))
 
 
 def _trees_and_kernels(

@@ -54,3 +54,28 @@ def statements_at(spans: Iterable[StatementSpan], line: int) -> tuple[str, ...]:
 
 def lines_for(statements: Iterable[str], mapping: Mapping[str, tuple[int, ...]]) -> set[int]:
     return {n for s in statements for n in mapping.get(s, ())}
+
+
+# Background colours of statements, in source order (dark, so monokai's text stays readable).
+PALETTE = ("#3b2f5c", "#1f4a4f", "#5a4220", "#25502a", "#5a2438", "#2f4470", "#4f4f1f", "#503060")
+
+
+def statement_colours(spans: Iterable[StatementSpan]) -> dict[str, str]:
+    """Statement key -> its background colour, the same in the source and every code tab."""
+    return {s.name: PALETTE[i % len(PALETTE)] for i, s in enumerate(spans)}
+
+
+def line_colours(spans: Iterable[StatementSpan]) -> dict[int, str]:
+    """Source line -> the colour of the statement on it (the innermost where statements nest)."""
+    spans = list(spans)
+    colours = statement_colours(spans)
+    out: dict[int, str] = {}
+    for s in sorted(spans, key=lambda s: s.end_line - s.line, reverse=True):
+        for line in range(s.line, s.end_line + 1):
+            out[line] = colours[s.name]
+    return out
+
+
+def statements_on(mapping: Mapping[str, tuple[int, ...]], line: int) -> tuple[str, ...]:
+    """The statements that generated code line `line` executes (the reverse of `lines_for`)."""
+    return tuple(s for s, lines in mapping.items() if line in lines)

@@ -20,6 +20,8 @@ def app_commands(app: HexploreApp) -> list[tuple[str, str, Callable[[], object]]
         ("Toggle hide unchanged passes", "hide passes whose artifact equals the previous one (u)", app.action_toggle_unchanged),
         ("Run", "run the function on the chosen device (r)", app.action_run),
         ("Next code tab", "CUDA, OpenCL, C, LLVM IR, PTX (c)", app.action_next_code),
+        ("Remember the options as A", "configuration A, to diff the current one (B) against (a)", app.action_remember_config),
+        ("Diff A vs B", "compile's code under configuration A against the current one (b)", app.action_toggle_config_diff),
         ("Help", "all key bindings (?)", app.action_help),
     ]
     tabs = [(f"Open tab: {title}", f"key {i}", _bind(app.action_show_tab, tab)) for i, (tab, title) in enumerate(app.tab_titles(), 1)]

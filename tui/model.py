@@ -64,24 +64,57 @@ def size_params(fa: FunctionAnalysis) -> dict[str, int]:
     return default_params(fa)
 
 
+KIND_WORDS = {"flow": "read after write", "anti": "write after read", "output": "write after write"}
+
+
 def dependences_text(fa: FunctionAnalysis) -> str:
-    """Per loop: parallel, reduction, or the dependences it carries."""
+    """Per loop nest and loop: parallel, a reduction, or the dependences it carries, in C terms::
+
+        loop nest 1 (lines 23-30)
+          for t (line 23): sequential, carries 4 dependences:
+              A: written by S1 (line 29), read by S0 (line 26) in the next iteration of t (read after write)
+            for i (line 24): parallel
+    """
     if not fa.scops:
-        return f"`{fa.function.name}` has no SCoP: no dependences were computed"
+        return f"`{fa.function.name}` has no loop nest hexplore models: no dependences were computed"
     out: list[str] = []
     for index, sa in enumerate(fa.scops):
-        out.append(f"SCoP {index} (line {sa.scop.region.range.line})")
+        region = sa.scop.region.range
+        out.append(f"loop nest {index + 1} (lines {region.line}-{region.end_line})")
+        lines = {st.name: st.range.line for st in sa.scop.statements}
+        loops = {st.name: st.iterators for st in sa.scop.statements}
         for lp in sa.deps.loops:
-            out.append("  " + loop_line(lp))
+            out.extend("  " + line for line in loop_lines(lp, lines, loops))
     return "\n".join(out)
 
 
-def loop_line(lp: Any) -> str:
+def loop_lines(lp: Any, lines: dict[str, int], loops: dict[str, tuple[str, ...]]) -> list[str]:
     loop = lp.loop
-    head = f"{'  ' * loop.depth}loop {loop.var} (line {loop.header_range.line})"
+    indent = "  " * loop.depth
+    head = f"{indent}for {loop.var} (line {loop.header_range.line})"
     if not lp.carried:
-        return f"{head}: parallel"
+        return [f"{head}: parallel"]
     if lp.reduction:
-        return f"{head}: reduction (parallel as a reduction)"
-    carried = ", ".join(f"{c.kind} {c.source}->{c.sink} on {c.array} dist {c.distance}" for c in lp.carried)
-    return f"{head}: carried: {carried}"
+        return [f"{head}: carries only a reduction (it may run in parallel, with atomic updates)"]
+    n = len(lp.carried)
+    out = [f"{head}: sequential, carries {n} dependence{'s' if n > 1 else ''}:"]
+    for c in lp.carried:
+        verb = {"flow": ("written", "read"), "anti": ("read", "written"), "output": ("written", "written again")}[c.kind]
+        src = f"{c.source} (line {lines.get(c.source, '?')})"
+        dst = f"{c.sink} (line {lines.get(c.sink, '?')})"
+        when = _distance(c.distance, loops.get(c.source, ()), loops.get(c.sink, ()))
+        out.append(f"{indent}    {c.array}: {verb[0]} by {src}, {verb[1]} by {dst} {when} ({KIND_WORDS[c.kind]})")
+    return out
+
+
+def _distance(distance: tuple[int, ...], a: tuple[str, ...], b: tuple[str, ...]) -> str:
+    """`(0, 1)` over loops `i, j` -> "1 iteration of j later"; the first non-zero entry is the
+    loop that carries it."""
+    common = [x for x, y in zip(a, b, strict=False) if x == y]
+    steps = [(common[k] if k < len(common) else f"loop {k + 1}", d) for k, d in enumerate(distance) if d]
+    if not steps:
+        return "in the same iteration"
+    var, d = steps[0]
+    first = f"the next iteration of {var}" if d == 1 else f"{d} iterations of {var} later"
+    rest = ", ".join(f"{v} {'+' if x > 0 else '-'} {abs(x)}" for v, x in steps[1:])
+    return f"in {first}" + (f" (and at {rest})" if rest else "")

@@ -6,7 +6,7 @@ tree-sitter-c is not installed with textual, so TextArea cannot highlight C; ric
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
 from rich.style import Style
@@ -23,7 +23,7 @@ from explorer.api import Remark
 # Worst kind wins the gutter: a Missed remark outranks an Analysis one on the same line.
 MARKERS = {"Missed": ("✗", "bold red"), "Passed": ("✓", "bold green"), "Analysis": ("●", "cyan")}
 RANK = {"Missed": 0, "Passed": 1, "Analysis": 2}
-CURSOR = Style(bgcolor="grey23")
+CURSOR = Style(bgcolor="grey37")
 
 
 def gutter_kinds(remarks: Iterable[Remark]) -> dict[int, str]:
@@ -37,13 +37,18 @@ def gutter_kinds(remarks: Iterable[Remark]) -> dict[int, str]:
     return kinds
 
 
-def render_source(text: str, kinds: dict[int, str], cursor: int) -> Text:
+def render_source(text: str, kinds: dict[int, str], cursor: int, colours: Mapping[int, str] | None = None) -> Text:
+    """The lines with the remark gutter and line numbers; a line of a modeled statement in the
+    statement's colour (`colours`, as its generated code in the Code tab), the cursor's in grey."""
     lines = Syntax(text, "c", theme="monokai").highlight(text).split("\n")
     width = len(str(len(lines)))
+    colours = colours or {}
     out = Text(no_wrap=True, overflow="ellipsis")
     for number, line in enumerate(lines, start=1):
         mark, style = MARKERS.get(kinds.get(number, ""), (" ", ""))
         row = Text.assemble((mark, style), (f" {number:>{width}} ", "dim"), line)
+        if number in colours:
+            row.stylize(Style(bgcolor=colours[number]), width + 3)
         if number == cursor:
             row.stylize(CURSOR)
         out.append(row)
@@ -70,6 +75,7 @@ class SourceView(VerticalScroll):
         super().__init__(**kw)  # type: ignore[arg-type]
         self.text = text
         self.kinds = gutter_kinds(remarks)
+        self.colours: dict[int, str] = {}  # line -> its statement's colour (`codemap.line_colours`)
         self.body = Static(id="source-body")
 
     def compose(self) -> ComposeResult:
@@ -88,5 +94,20 @@ class SourceView(VerticalScroll):
         last = self.text.count("\n") + 1
         self.cursor_line = min(max(1, self.cursor_line + delta), last)
 
+    def set_colours(self, colours: dict[int, str]) -> None:
+        if colours != self.colours:
+            self.colours = colours
+            if self.is_mounted:
+                self._render_lines()
+
+    def set_text(self, text: str, remarks: Iterable[Remark]) -> None:
+        """Another version of the file (reloaded from disk)."""
+        self.text = text
+        self.kinds = gutter_kinds(remarks)
+        self.colours = {}
+        self.cursor_line = min(self.cursor_line, text.count("\n") + 1)
+        if self.is_mounted:
+            self._render_lines()
+
     def _render_lines(self) -> None:
-        self.body.update(render_source(self.text, self.kinds, self.cursor_line))
+        self.body.update(render_source(self.text, self.kinds, self.cursor_line, self.colours))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Group
-from rich.syntax import Syntax
+from rich.text import Text
 from textual.command import CommandPalette
 from textual.widgets import Input, OptionList, RadioButton, Static, TabbedContent, Tree
 
@@ -116,9 +116,10 @@ async def test_code_tabs_are_highlighted_and_switch() -> None:
             assert code.active == f"code-{key}"
             content = app.query_one(f"#code-{key}-text", Static).content
             assert isinstance(content, Group)
-            syntax = content.renderables[-1]
-            assert isinstance(syntax, Syntax)
-            assert syntax.lexer is not None and lexer in syntax.lexer.aliases
+            view = app.backend["matmul"].code[key]
+            assert view.target.lexer == lexer
+            styled = content.renderables[-1]
+            assert isinstance(styled, Text) and len(styled.spans) > 10  # highlighted
             assert needle in code.text_of(key)
             assert code.text_of(key).splitlines()[0][:40] in static_text(app, f"#code-{key}-text")
             await pilot.press("c")
@@ -159,8 +160,10 @@ async def test_dependences_per_loop() -> None:
         await pilot.press("4")
         await pilot.pause()
         deps = static_text(app, "#deps-text")
-        assert "loop i (line 13): parallel" in deps
-        assert "loop k (line 16): reduction" in deps
+        assert "loop nest 1 (lines 13-18)" in deps
+        assert "for i (line 13): parallel" in deps
+        assert "for k (line 16): carries only a reduction" in deps
+        assert "(0" not in deps  # distances in words, not Python tuples
 
 
 @pytest.mark.asyncio
@@ -289,7 +292,7 @@ async def test_help_screen_lists_every_binding_and_fits_80x24() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         keys = [k for k, _ in app.screen.rows]
-        for key in ("?", "q", "n", "p", "d", "u", "r", "c", "f", "s", "1…6", "ctrl+p"):
+        for key in ("?", "q", "n", "p", "d", "u", "r", "a", "b", "c", "f", "s", "1…7", "ctrl+p"):
             assert key in keys
         box = app.screen.query_one("#help-box")
         assert box.region.height <= 24 and box.region.width <= 80

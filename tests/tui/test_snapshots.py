@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Checkbox, Input
 
 from tests.tui.helpers import demo_app, settle
+from tui.code_view import CodeTabs
 
 SIZES = [(80, 24), (160, 48)]
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
@@ -48,12 +49,44 @@ async def run_panel_after_cpu_run(pilot: Pilot[Any]) -> None:
     await press(pilot, "r")
 
 
+async def options_diff(pilot: Pilot[Any]) -> None:
+    """The option editor: the defaults remembered as A, then tiles of 16 and no shared memory (B):
+    compile's CUDA of A against B's."""
+    await press(pilot, "7", "a")
+    app = pilot.app
+    app.query_one("#opt-shared", Checkbox).value = False
+    tiles = app.query_one("#opt-tiles", Input)
+    tiles.value = "16"
+    tiles.focus()
+    await press(pilot, "enter")
+    app.set_focus(None)  # no blinking cursor in the picture
+    await settle(app, pilot)  # type: ignore[arg-type]
+
+
+async def code_line_picked(pilot: Pilot[Any]) -> None:
+    """The mapping: statements coloured alike in the source and the CUDA, a CUDA line of S1
+    picked (the source cursor follows it to line 17, the lines of S1 are marked)."""
+    await press(pilot, "3")
+    app = pilot.app
+    listing = app.query_one(CodeTabs).listing("cuda")
+    listing.focus()
+    listing.cursor_line = app.backend["matmul"].code["cuda"].lines["S1"][0]  # type: ignore[attr-defined]
+    await settle(app, pilot)  # type: ignore[arg-type]
+
+
+async def deps_tab(pilot: Pilot[Any]) -> None:
+    await press(pilot, "4")
+
+
 SCREENS: dict[str, tuple[str, Steps]] = {
     "source_remarks": ("scatter_add", source_and_remarks),
     "passes_diff": ("matmul", passes_with_diff),
     "schedule_tree": ("matmul", schedule_tree),
     "cuda_tab": ("matmul", cuda_tab),
     "run_cpu": ("matmul", run_panel_after_cpu_run),
+    "options_diff": ("matmul", options_diff),
+    "code_line_picked": ("matmul", code_line_picked),
+    "deps": ("jacobi_2d", deps_tab),
 }
 
 

@@ -34,6 +34,7 @@ import islpy as isl
 from core_compiler.cuda.rows import rows
 from core_compiler.frontend import induction, ir
 from core_compiler.remarks import Remark, analysis, missed
+from core_compiler.scop.affine import hoist_choice
 from core_compiler.scop.detect import assumption_remarks, detect_scops
 from core_compiler.scop.model import Scop, build_model
 from core_compiler.scop.region import RegionInfo
@@ -99,9 +100,11 @@ def model_kernel(fn: ir.Function, max_operations: int) -> tuple[KernelModel | No
     remarks += [analysis(PASS, n.name, n.message, n.range, fn.name) for n in notes if n.name != "InductionVariable"]
     detection = detect_scops(nest)
     region = _whole(detection.regions, nest)
-    if region is None:
+    if region is None or not region.statements:
         problems = [r for r in detection.remarks if r.kind.name == "MISSED"]
         why = problems[0].message if problems else "its body is not a loop nest hexplore models"
+        if region is not None:  # clang drops a statement it cannot read (a type from a missing header)
+            why = "no statement of its body reads or writes memory as hexplore reads it"
         remarks += problems
         remarks.append(missed(PASS, "CudaKernelNotModeled",
                               f"the kernel `{fn.name}` is not modeled, so it is not checked for races: {why}",
@@ -316,9 +319,7 @@ class _Rewrite:
         if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call):
             return (self.call(s.expr, s),)
         if isinstance(s, ir.Assign):
-            target = e(s.target)
-            assert isinstance(target, ir.Var | ir.Subscript)
-            return (replace(s, target=target, value=e(s.value)),)
+            return (_assignment(s, e(s.target), e(s.value)),)
         if isinstance(s, ir.Decl):
             return (replace(s, init=None if s.init is None else e(s.init)),)
         if isinstance(s, ir.If):
@@ -359,7 +360,7 @@ class _Rewrite:
         return tuple(itertools.chain.from_iterable(copies))
 
     def expr(self, e: ir.Expr) -> ir.Expr:
-        return ir.map_expr(e, self._builtin)
+        return ir.map_expr(e, lambda x: _chosen_element(self._builtin(x)))
 
     def _builtin(self, e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Var) and e.name in self.constants:
@@ -369,6 +370,30 @@ class _Rewrite:
         if e.name.startswith("blockDim."):
             return ir.IntLit(self.shape.block[e.name[-1]], e.range)
         return replace(e, type=_INT)
+
+
+def _chosen_element(e: ir.Expr) -> ir.Expr:
+    """``A[i - (c ? x : y)]`` as ``c ? A[i - x] : A[i - y]``: generated kernels index a shared
+    tile from a MAX (``shared_R[c0 - max(h0 + 1, T0)]``), a subscript that is affine on each side
+    of its condition, each read then guarded by its side (`if_conversion`'s guarded reads)."""
+    if not isinstance(e, ir.Subscript):
+        return e
+    for k, index in enumerate(e.indices):
+        choice = hoist_choice(index) if any(isinstance(x, ir.Ternary) for x in ir.walk_expr(index)) else index
+        if isinstance(choice, ir.Ternary):
+            sides = [_chosen_element(replace(e, indices=(*e.indices[:k], side, *e.indices[k + 1 :]))) for side in (choice.then, choice.other)]
+            return ir.Ternary(choice.cond, sides[0], sides[1], e.range)
+    return e
+
+
+def _assignment(s: ir.Assign, target: ir.Expr, value: ir.Expr) -> ir.Stmt:
+    """``A[c ? i : j] = v`` (a target `_chosen_element` made a choice) as ``if (c) A[i] = v;
+    else A[j] = v;``."""
+    if isinstance(target, ir.Ternary):
+        then, other = _assignment(s, target.then, value), _assignment(s, target.other, value)
+        return ir.If(target.cond, (then,), (other,), s.range)
+    assert isinstance(target, ir.Var | ir.Subscript)
+    return replace(s, target=target, value=value)
 
 
 def _unrolled(h: ir.LoopHeader, init: ir.Expr, cond: ir.Expr, factor: int | None) -> list[int] | None:

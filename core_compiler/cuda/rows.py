@@ -34,7 +34,7 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple
             continue
         split = _split(_terms(s.indices[0]))
         w = tuple(split[1]) if split else None
-        widths[s.base] = w if widths.get(s.base, w) == w else None
+        widths[s.base] = _common(widths[s.base], w) if s.base in widths else w
         first.setdefault(s.base, s)
     chosen = {name: w for name, w in widths.items() if w}
     if not chosen:
@@ -45,7 +45,7 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple
             return e
         split = _split(_terms(e.indices[0]))
         assert split is not None
-        return replace(e, indices=tuple(_expr(t, e.range) for t in split[0]))
+        return replace(e, indices=_merged([_expr(t, e.range) for t in split[0]], split[1], len(chosen[e.base]), e.range))
 
     new_params = tuple(
         replace(p, type=ir.Pointer(ir.Array(p.type.pointee, tuple(ir.IntLit(w, p.range) for w in chosen[p.name]))))  # type: ignore[union-attr]
@@ -59,6 +59,27 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple
         for name, w in chosen.items()
     ]
     return ir.map_stmts(body, lambda e: ir.map_expr(e, reindex)), new_params, notes
+
+
+def _common(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The row lengths two accesses agree on: the longest common suffix (``(32 * b + t) * 64 + c``
+    splits as rows of 32 x 64, ``r * 64 + c`` as rows of 64: both are rows of 64)."""
+    if not a or not b:
+        return None
+    k = 0
+    while k < min(len(a), len(b)) and a[-1 - k] == b[-1 - k]:
+        k += 1
+    return a[len(a) - k :] or None
+
+
+def _merged(levels: list[ir.Expr], widths: list[int], depth: int, rng: SourceRange) -> tuple[ir.Expr, ...]:
+    """The subscripts of `levels` (rows of `widths`) as `depth` row levels: the outer ones folded
+    into one (``[b][t][c]`` of 32 x 64 as ``[b * 32 + t][c]``)."""
+    k = len(widths) - depth + 1  # the levels folded into the first
+    out = levels[0]
+    for i in range(1, k):
+        out = ir.Binary("+", ir.Binary("*", out, ir.IntLit(widths[i - 1], rng), rng), levels[i], rng)
+    return (out, *levels[k:])
 
 
 def _terms(e: ir.Expr, sign: int = 1) -> Terms:

@@ -254,3 +254,23 @@ def test_an_internal_error_lowering_one_function_is_a_remark_on_it(monkeypatch: 
         assert result.function(name).remarks == fresh.function(name).remarks  # type: ignore[union-attr]
     again = w.analyze(URI)  # not cached: read again, and the same remark
     assert again.function("dot").remarks == dot.remarks  # type: ignore[union-attr]
+
+
+@pytest.mark.slow  # a process of its own, and matmul's GPU mapping twice
+def test_offload_decisions_from_the_back_end_worker_equal_those_made_here(ws: Workspace) -> None:
+    """The editor's offload decisions are made in the back-end worker, from the function's IR
+    analysed again there (`explorer/offload.py`): the same remarks and memory placements as the
+    back end gives in this process, kept per function."""
+    result = ws.analyze(URI)
+    here = Workspace()
+    here.open(URI, MATMUL, version=1)
+    local = here.analyze(URI)
+    for fr, same in zip(result.functions, local.functions, strict=True):
+        assert ws.known_decisions(fr) is None and ws.known_placements(fr) is None
+        assert ws.decide_in_worker(fr, MATMUL) == here.decisions(same, MATMUL)
+        assert ws.known_placements(fr) == here.known_placements(same)
+    matmul = result.function("matmul")
+    assert matmul is not None
+    assert [r.name for r in ws.known_decisions(matmul) or ()] == ["RuntimeOffloadCheck", "Offloaded"]
+    placements = ws.known_placements(matmul) or {}
+    assert placements[(0, "S1", "A")] == "shared memory in kernel0: a 32x16 tile per block (reused within a tile)"

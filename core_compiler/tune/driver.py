@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
@@ -30,7 +30,9 @@ from core_compiler.tune.search import SearchOptions, SearchResult, Trial, search
 from core_compiler.tune.space import Config, Space, cpu_space, cpu_tiles, opencl_sizes, opencl_space
 
 DEFAULT_GRACE_S = 300.0  # the default candidate's time past the budget, where it needs it (a worker's first preparation)
-SEED_VARIANTS = 4  # CPU seeds: the race's likeliest winners (`cpu_variants.RACE_ORDER`), at default tiles
+SEED_VARIANTS = 4
+RUNOFF = 3  # the fastest configurations of a search timed again against the default
+RUNOFF_ROUNDS = 2  # CPU seeds: the race's likeliest winners (`cpu_variants.RACE_ORDER`), at default tiles
 
 
 @dataclass(frozen=True)
@@ -113,10 +115,30 @@ def tune(task: Task, options: TuneOptions = TuneOptions(), on_trial: Callable[[T
                 on_trial(t, count[0])
         return trials
 
-    result = TuneResult(task, space, search(space, evaluate, search_options, seeds), device_name(task.target), engine.name)
+    found = _runoff(search(space, evaluate, search_options, seeds), engine, task)
+    result = TuneResult(task, space, found, device_name(task.target), engine.name)
     if options.store:
         record(result)
     return result
+
+
+def _runoff(result: SearchResult, engine: Engine, task: Task) -> SearchResult:
+    """The default and the `RUNOFF` fastest configurations timed again, in turns, `RUNOFF_ROUNDS`
+    times (as the CPU race's close contenders are): on a shared machine a busy moment during one
+    candidate's timing (the default's above all: it makes the gain) must not decide. Each keeps
+    its best time (interference only slows a call); one that fails now (it differs only
+    sometimes) does not count."""
+    ranked = sorted((t for t in result.trials if t.counts), key=lambda t: t.seconds)[:RUNOFF]
+    contenders = list(dict.fromkeys([result.default.config, *(t.config for t in ranked)]))
+    if len(contenders) < 2:
+        return result
+    best = {t.config: t for t in result.trials}
+    for _ in range(RUNOFF_ROUNDS):
+        for config in contenders:  # one at a time: in turns, not side by side
+            (again,) = engine.map(task, [config], time.monotonic() + DEFAULT_GRACE_S)
+            old = best[config]
+            best[config] = replace(old, seconds=min(old.seconds, again.seconds)) if again.counts else again
+    return replace(result, trials=tuple(best[t.config] for t in result.trials))
 
 
 def _cpus(engine: Engine) -> int:
@@ -158,11 +180,10 @@ def _widest_permutable_band(schedule: isl.Schedule) -> int:
 
 
 def _opencl_space(task: Task) -> tuple[Space, list[Config]]:
-    from core_compiler.pipeline import gpu_program
     from core_compiler.runtime.differential import device_case
 
     case = device_case(task.path, task.function, task.sizes, parse=task.parse)
-    kernels = [k for k in gpu_program(case.values.scop).kernels if k.parallel]
+    kernels = [k for k in case.program.gpu.kernels if k.parallel]
     tiled = max((k.shape.n_tiled for k in kernels), default=0)
     threads = max((k.n_thread_dims for k in kernels), default=0)
     space = opencl_space(min(tiled, 3), min(threads, 3))

@@ -58,3 +58,35 @@ def test_a_record_that_is_not_one_is_a_miss(cache: Path) -> None:
     assert tuning.load_config(key) is None
     cache.write_text(cache.read_text() + "\n")  # the source changed: another key
     assert tuning.config_key(str(cache), "k", "c", None, None) != key
+
+
+def test_the_runoff_times_the_default_and_the_fastest_again_in_turns() -> None:
+    """Interference only slows a call: the default timed at a busy moment (1.5) gets another
+    chance (1.0), so the gain is not inflated; each keeps its best time."""
+    from core_compiler.tune.driver import _runoff
+    from core_compiler.tune.search import SearchResult, Trial
+    from core_compiler.tune.space import Choice, Config, Space
+
+    space = Space("cpu", (Choice("variant", ("default", "lucky", "good")),))
+    default, lucky, good = (space.default.with_(variant=v) for v in ("default", "lucky", "good"))
+    again = {default: 1.0, lucky: 2.0, good: 0.8}
+
+    class Engine:
+        name = "fake"
+
+        def __init__(self) -> None:
+            self.calls: list[Config] = []
+
+        def map(self, task: object, configs: list[Config], deadline: float) -> list[Trial]:
+            self.calls += configs
+            return [Trial(c, again[c], True) for c in configs]
+
+        def close(self) -> None:
+            pass
+
+    trials = (Trial(default, 1.5, True), Trial(lucky, 0.5, True), Trial(good, 0.9, True))
+    engine = Engine()
+    result = _runoff(SearchResult("exhaustive", trials, 3, "exhausted", 1.0), engine, None)  # type: ignore[arg-type]
+    assert engine.calls == [default, lucky, good] * 2  # in turns
+    assert result.best.config == lucky and result.speedup() == 2.0  # not 3.0
+    assert result.default.seconds == 1.0 and [t.seconds for t in result.trials] == [1.0, 0.5, 0.8]

@@ -167,8 +167,8 @@ def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits()
     few blocks) or explicit tile sizes per member and block sizes per thread dimension — a tile
     larger than its block is thread coarsening, tile/block points per thread — and shared and
     register promotion on or off. Pruned: blocks past `max_work_group` threads, a block wider than
-    its tile (normalized to the tile: the mapper would shrink it), tiles past a known extent, and tiles whose
-    staged footprint could not fit `shared_bytes` with shared memory on."""
+    its tile (normalized to the tile: the mapper would shrink it), tiles past a known extent, and
+    shared memory on where the tiles of the arrays staged there could not fit `shared_bytes`."""
     tiles = tuple(Choice(f"tile{k}", (32, *(t for t in GPU_TILES if t != 32))) for k in range(tiled))
     default_blocks = {1: (512,), 2: (16, 32), 3: (4, 4, 32)}.get(threads, ())  # outermost first: DEFAULT_BLOCKS'
     blocks = tuple(Choice(f"block{k}", (b, *(v for v in GPU_BLOCKS if v != b))) for k, b in enumerate(default_blocks))
@@ -191,8 +191,10 @@ def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits()
             return False
         if any(t > _next_power(e) for t, e in zip(tile, limits.extents, strict=False)):
             return False
-        footprint = math.prod(tile) * limits.element_bytes * limits.arrays_per_tile
-        return not (c["shared"] and len(tile) >= 2 and footprint > limits.shared_bytes * 4)
+        # an array's tile in shared memory spans (at most) the two widest tile dimensions; past the
+        # limit the mapper keeps it in global memory: the configuration without shared memory
+        slab = math.prod(sorted(tile)[-2:]) * limits.element_bytes * limits.arrays_per_tile
+        return not (c["shared"] and len(tile) >= 2 and slab > limits.shared_bytes)
 
     def describe(c: Config) -> str:
         memory = _memory_words(bool(c["shared"]), bool(c["private"]))

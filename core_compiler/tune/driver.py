@@ -96,13 +96,18 @@ def tune(task: Task, options: TuneOptions = TuneOptions(), on_trial: Callable[[T
     the fastest configuration that matches the original. Raises what preparing the function
     raises (`NotCheckable`, ...) before any candidate runs."""
     space, seeds = space_for(task, options.one_thread)
-    if engine is None:
-        with open_engine(options.engine, options.jobs, options.address) as opened:
-            return tune(task, options, on_trial, opened)
+    if engine is not None:
+        return _tune(task, space, seeds, options, on_trial, engine)
+    with open_engine(options.engine, options.jobs, options.address) as opened:
+        return _tune(task, space, seeds, options, on_trial, opened)
+
+
+def _tune(task: Task, space: Space, seeds: list[Config], options: TuneOptions,
+          on_trial: Callable[[Trial, int], None] | None, engine: Engine) -> TuneResult:  # fmt: skip
     deadline = time.monotonic() + options.budget_s
-    population = options.population or max(2 * (options.jobs or _cpus(engine)), 6)
-    search_options = SearchOptions(budget_s=max(deadline - time.monotonic(), 0.0), seed=options.seed,
-                                   population=population, batch=max(options.jobs or _cpus(engine), 1))  # fmt: skip
+    slots = options.jobs or engine.slots
+    search_options = SearchOptions(budget_s=options.budget_s, seed=options.seed,
+                                   population=options.population or max(2 * slots, 6), batch=max(slots, 1))  # fmt: skip
     count = [0]
 
     def evaluate(configs: Sequence[Config]) -> list[Trial]:
@@ -139,11 +144,6 @@ def _runoff(result: SearchResult, engine: Engine, task: Task) -> SearchResult:
             old = best[config]
             best[config] = replace(old, seconds=min(old.seconds, again.seconds)) if again.counts else again
     return replace(result, trials=tuple(best[t.config] for t in result.trials))
-
-
-def _cpus(engine: Engine) -> int:
-    digits = [int(w) for w in engine.name.replace(",", " ").split() if w.isdigit()]
-    return digits[-1] if digits else 1
 
 
 # ------------------------------------------------------------------------------ spaces

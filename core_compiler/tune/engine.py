@@ -31,7 +31,8 @@ LATE = "not finished within the budget"
 
 
 class Engine(Protocol):
-    name: str  # in words, for the progress line: "ray (local, 2 CPUs)"
+    name: str  # in words, for the progress line: "ray (local instance), 2 CPUs"
+    slots: int  # candidates it runs at once
 
     def map(self, task: Task, configs: Sequence[Config], deadline: float) -> list[Trial]: ...
 
@@ -68,12 +69,14 @@ def make_engine(kind: str = "auto", jobs: int = 0, address: str | None = None) -
     if kind == "local" or jobs == 1:
         return LocalEngine("this process" + ("" if kind != "auto" else " (ray is not installed)"))
     note = " (ray is not installed)" if kind == "auto" else ""
-    return PoolEngine(f"a local pool of {jobs} processes{note}", ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")))
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    return PoolEngine(f"a local pool of {jobs} processes{note}", pool, jobs)
 
 
 @dataclass
 class LocalEngine:
     name: str = "this process"
+    slots: int = 1
 
     def map(self, task: Task, configs: Sequence[Config], deadline: float) -> list[Trial]:
         return [measure(task, c) if time.monotonic() < deadline else Trial(c, math.inf, False, LATE) for c in configs]
@@ -86,6 +89,7 @@ class LocalEngine:
 class PoolEngine:
     name: str
     pool: ProcessPoolExecutor
+    slots: int
     late: bool = False  # a candidate ran past a deadline: its process must be killed at close
 
     def map(self, task: Task, configs: Sequence[Config], deadline: float) -> list[Trial]:
@@ -113,6 +117,7 @@ class PoolEngine:
 @dataclass
 class RayEngine:
     name: str
+    slots: int
     ray: Any = field(repr=False)
     remote: Any = field(repr=False)
     owned: bool  # this process started the Ray instance: shut it down at close
@@ -130,7 +135,7 @@ class RayEngine:
                 ray.init(num_cpus=jobs, **options)
         cpus = int(ray.cluster_resources().get("CPU", jobs))
         where = f"ray cluster at {address}" if address else "ray (local instance)"
-        return RayEngine(f"{where}, {cpus} CPUs", ray, ray.remote(num_cpus=1, max_retries=0)(measure), owned)
+        return RayEngine(f"{where}, {cpus} CPUs", cpus, ray, ray.remote(num_cpus=1, max_retries=0)(measure), owned)
 
     def map(self, task: Task, configs: Sequence[Config], deadline: float) -> list[Trial]:
         ray = self.ray

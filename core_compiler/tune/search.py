@@ -134,12 +134,12 @@ def exhaustive(space: Space, evaluate: Evaluate, options: SearchOptions = Search
     """Every configuration, the default first, `options.batch` at a time, until the budget."""
     run = _Run(evaluate, options.budget_s, clock, on_trial or (lambda t: None), clock())
     configs = list(space.all())
-    for k in range(0, len(configs), max(options.batch, 1)):
+    run.measure(configs[:1])  # the default alone first: what the others are measured against
+    batch = max(options.batch, 1)
+    for k in range(1, len(configs), batch):
         if run.over():
             return run.result("exhaustive", len(configs), "budget")
-        run.measure(configs[k : k + options.batch] if k else configs[:1])
-        if k == 0 and len(configs) > 1:  # the default alone first: the reference time
-            run.measure(configs[1 : options.batch])
+        run.measure(configs[k : k + batch])
     stopped = "exhausted" if len(run.seen) >= len(configs) else "budget"
     return run.result("exhaustive", len(configs), stopped)
 

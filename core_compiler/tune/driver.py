@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 import islpy as isl
 
 from core_compiler.runtime import tuning
-from core_compiler.tune.engine import Engine, open_engine
+from core_compiler.tune.engine import LATE, Engine, open_engine
 from core_compiler.tune.measure import Task, cores, device_name
 from core_compiler.tune.search import SearchOptions, SearchResult, Trial, search
 from core_compiler.tune.space import Config, Space, cpu_space, cpu_tiles, opencl_sizes, opencl_space
@@ -82,10 +82,11 @@ class TuneResult:
             mark = " (default)" if t.config == s.default.config else ""
             time_text = _duration(t.seconds) if t.counts else t.message[:40] or "failed"
             lines.append(f"{rank:>3}  {self.label(t.config):{width}}  {time_text:>10}  {gain:>10}{mark}")
-        failed = [t for t in s.trials if not t.counts]
-        count = f"{len(s.trials)} of {s.candidates}" if s.candidates >= 0 else f"{len(s.trials)}"
+        late = sum(1 for t in s.trials if t.message == LATE)
+        failed = sum(1 for t in s.trials if not t.counts) - late
+        count = f"{len(s.trials) - late} of {s.candidates}" if s.candidates >= 0 else f"{len(s.trials) - late}"
         lines.append(f"{s.searcher} search: {count} configurations measured in {s.seconds:.1f} s ({s.stopped}); "
-                     f"{len(failed)} failed or differed from the original")  # fmt: skip
+                     f"{failed} failed or differed from the original, {late} stopped at the budget")  # fmt: skip
         return "\n".join(lines)
 
 

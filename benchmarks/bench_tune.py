@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from core_compiler.frontend import ParseOptions  # noqa: E402
 from core_compiler.tune.driver import TuneOptions, TuneResult, tune  # noqa: E402
-from core_compiler.tune.engine import Engine, open_engine  # noqa: E402
+from core_compiler.tune.engine import LATE, Engine, open_engine  # noqa: E402
 from core_compiler.tune.measure import Task, measure  # noqa: E402
 from core_compiler.tune.space import Config  # noqa: E402
 
@@ -95,7 +95,8 @@ def _sweep(kernel: str, target: str, budget: float, engine: Engine, seed: int) -
     result = tune(task, TuneOptions(budget_s=budget, seed=seed, one_thread=one_thread), engine=engine)
     default_s, tuned_s = _again(task, result)
     s = result.search
-    return Row(kernel, target, sizes, default_s, tuned_s, result.label(result.best.config), len(s.trials), s.candidates,
+    tried = sum(1 for t in s.trials if t.message != LATE)
+    return Row(kernel, target, sizes, default_s, tuned_s, result.label(result.best.config), tried, s.candidates,
                time.monotonic() - start)  # fmt: skip
 
 

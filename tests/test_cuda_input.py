@@ -40,10 +40,7 @@ KERNEL = re.compile(r"^(?:template\s*<[^>]*>\s*)?__global__\s+void\s+(?:__launch
 
 # Kernels where hexplore's findings differ from the `expect` comments (the lead fixes the model;
 # a fix makes the strict xfail fail: remove the entry then).
-KNOWN_WRONG = {
-    "elementwise.cu::saxpy_grid_stride": "CudaKernelNotModeled: the grid-stride step "
-    "`i += blockDim.x * gridDim.x` is not a constant",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def _kernels() -> list[tuple[str, str]]:

@@ -30,7 +30,6 @@ KERNEL = re.compile(r"^(?:template\s*<[^>]*>\s*)?__global__\s+void\s+(?:__launch
 SIZES = {"n": 37, "m": 41, "width": 37, "height": 41, "steps": 2}
 WIDER = {"reduce0": {"n": 1000}, "reduce3": {"n": 1100}}  # launched with n / 256 blocks
 NOT_TRANSLATED = {
-    "saxpy_grid_stride": "not modeled (a grid-stride loop)",
     "histogram256": "not modeled (hist[data[i]])",
     # launched with `in + RADIUS` (it reads in[-RADIUS]): this test gives each kernel arrays from
     # their first element; the kernel itself is translated (`compile_kernel`)

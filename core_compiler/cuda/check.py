@@ -94,9 +94,18 @@ def _modeled(km: KernelModel, check: KernelCheck) -> Remark:
     verdict = f"{found} synchronisation problem(s) found" if found else "no data race between its threads"
     return analysis(PASS, "CudaKernelModeled",
         f"modeled CUDA kernel: {len(km.scop.statements)} statement(s) run by every thread of blocks of "
-        f"{km.shape.size_text} threads (block size: {origin}), over any grid; {verdict}",
+        f"{km.shape.size_text} threads (block size: {origin}), {_over(km)}; {verdict}",
         fn.name_range, fn.name, block=[km.shape.block[a] for a in ("x", "y", "z")],
         races=len(check.races), barriers=len(rc.Timing(km).barriers))  # fmt: skip
+
+
+def _over(km: KernelModel) -> str:
+    grid = km.shape.grid
+    if not grid:
+        return "over any grid"
+    sizes = " x ".join(str(grid[a]) for a in ("x", "y", "z") if a in grid)
+    return (f"over the grid of its launches ({sizes} blocks: the step of its grid-stride loop, "
+            "blockDim times gridDim, is a constant for that grid only)")  # fmt: skip
 
 
 def thread_text(km: KernelModel, witness: dict[str, int], side: str, st: Statement) -> str:

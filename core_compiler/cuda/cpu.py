@@ -136,20 +136,26 @@ RUN_OPERATIONS = 40_000_000  # isl's budget for a kernel that is to run (the che
 
 
 def compile_kernel(fn: ir.Function, max_operations: int = RUN_OPERATIONS) -> CpuKernel:
-    """The kernel's CPU translation, or `NotTranslatable` saying why not."""
+    """The kernel's CPU translation, or `NotTranslatable` saying why not. Each stage (the model,
+    the race check, the lockstep AST) has `max_operations` of isl's."""
+    stage = "modeled"
     try:
         km, remarks = model_kernel(fn, max_operations)
+        if km is None:
+            why = next((r.message for r in remarks if r.name == "CudaKernelNotModeled"), "")
+            raise NotTranslatable(why or f"the kernel `{fn.name}` is not modeled, so it has no CPU translation")
+        stage = "checked for races"
+        km.scop.ctx.reset_operations()
+        timing = races.Timing(km)
+        if races.races(km, timing) or races.divergent_barriers(km, timing):
+            raise NotTranslatable(f"the kernel `{fn.name}` has a data race or a divergent barrier: its result depends "
+                                  "on how its threads interleave, so no CPU translation reproduces it")  # fmt: skip
+        stage = "scheduled in lockstep"
+        km.scop.ctx.reset_operations()
+        return CpuKernel(km, build_ast(km.scop, lockstep_schedule(km)), f"hx_cuda_{fn.name}")
     except isl.Error as e:
-        raise NotTranslatable(f"the kernel `{fn.name}` is not modeled within isl's budget of {max_operations} "
+        raise NotTranslatable(f"the kernel `{fn.name}` is not {stage} within isl's budget of {max_operations} "
                               f"operations, so it has no CPU translation ({e})") from e  # fmt: skip
-    if km is None:
-        why = next((r.message for r in remarks if r.name == "CudaKernelNotModeled"), "")
-        raise NotTranslatable(why or f"the kernel `{fn.name}` is not modeled, so it has no CPU translation")
-    timing = races.Timing(km)
-    if races.races(km, timing) or races.divergent_barriers(km, timing):
-        raise NotTranslatable(f"the kernel `{fn.name}` has a data race or a divergent barrier: its result "
-                              "depends on how its threads interleave, so no CPU translation reproduces it")  # fmt: skip
-    return CpuKernel(km, build_ast(km.scop, lockstep_schedule(km)), f"hx_cuda_{fn.name}")
 
 
 def _sizes(layouts: Mapping[str, ArrayLayout], env: Mapping[str, int]) -> dict[str, int]:

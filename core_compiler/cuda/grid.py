@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
@@ -53,6 +53,13 @@ class GridShape:
     block_axes: tuple[str, ...]  # the axes of blockIdx modeled, outermost first
     thread_axes: tuple[str, ...]  # the axes of threadIdx modeled, outermost first
     launch: ir.Launch | None  # the launch that gave the block size; None where it is assumed
+    grid: dict[str, int] = field(default_factory=dict)  # gridDim fixed by the launches (grid-stride loops); else any
+
+    def grid_dim(self, axis: str, rng: SourceRange) -> ir.Expr:
+        """``gridDim.<axis>``: the constant of the launches, or the size it is."""
+        if axis in self.grid:
+            return ir.IntLit(self.grid[axis], rng)
+        return ir.Var(f"gridDim.{axis}", rng, _INT)
 
     @property
     def iterators(self) -> tuple[str, ...]:
@@ -155,7 +162,33 @@ def grid_shape(fn: ir.Function) -> tuple[GridShape, list[Remark]]:
     grid = dict(zip(("x", "y", "z"), launch.grid if launch else (None, None, None), strict=True))
     threads = tuple(a for a in AXES if f"threadIdx.{a}" in used or block[a] > 1)
     blocks = tuple(a for a in AXES if {f"blockIdx.{a}", f"gridDim.{a}"} & used or (grid[a] or 1) > 1)
-    return GridShape(block, blocks, threads or ("x",), launch), remarks
+    return GridShape(block, blocks, threads or ("x",), launch, _stride_grid(fn)), remarks
+
+
+def _stride_grid(fn: ir.Function) -> dict[str, int]:
+    """The grid sizes a grid-stride loop (``i += blockDim.x * gridDim.x``) reads, where every
+    launch of the kernel in the file gives the same constant: its step is then a constant, and the
+    kernel is modeled for that grid. (Over any grid the step is a size times a loop count: not
+    affine.)"""
+    values = _top_level_values(fn.body)
+    steps = [_through(s.header.value, values) for s in _all_statements(fn.body) if isinstance(s, ir.OtherLoop) and s.header]
+    read = {e.name[-1] for v in steps for e in ir.walk_expr(v) if isinstance(e, ir.Var) and e.name.startswith("gridDim.")}
+    out = {}
+    for axis in read:
+        sizes = {la.grid["xyz".index(axis)] for la in fn.launches}
+        if len(sizes) == 1 and None not in sizes:
+            out[axis] = sizes.pop()
+    return out  # type: ignore[return-value]
+
+
+def _top_level_values(body: tuple[ir.Stmt, ...]) -> dict[str, ir.Expr]:
+    """``int stride = blockDim.x * gridDim.x;`` at the kernel's top level, set nowhere else."""
+    assigned = {s.target.name for s in _all_statements(body) if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var)}
+    return {s.name: s.init for s in body if isinstance(s, ir.Decl) and s.init is not None and s.name not in assigned}
+
+
+def _through(e: ir.Expr, values: dict[str, ir.Expr]) -> ir.Expr:
+    return ir.map_expr(e, lambda x: values.get(x.name, x) if isinstance(x, ir.Var) else x)
 
 
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\(\s*(\d+)")
@@ -193,18 +226,18 @@ def _builtins(stmts: tuple[ir.Stmt, ...]) -> set[str]:
 def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozenset[SourceRange], list[ir.Note]]:
     """The kernel as loops over blocks and threads (module docstring), the ranges of its atomic
     updates, and notes on what was read differently."""
-    rewrite = _Rewrite(shape, _template_values(fn))
+    rewrite = _Rewrite(shape, _template_values(fn), _top_level_values(fn.body))
     rest, shared = _hoisted(rewrite.block(fn.body))
     inner: tuple[ir.Stmt, ...] = rest
     for axis in reversed(shape.thread_axes):
         inner = (_loop(f"threadIdx.{axis}", ir.IntLit(shape.block[axis], fn.range), inner, fn.range),)
-    params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes)
+    params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes if a not in shape.grid)
     inner, flat, row_notes = rows(inner, fn.params)  # before `row` is replaced by what it is set to
     inner, notes = induction.substituted(inner, flat + params)
     inner = _without_dead_locals(inner)
     outer: tuple[ir.Stmt, ...] = (*shared, ir.Decl(BARRIER, _INT, None, fn.range), *inner)
     for axis in reversed(shape.block_axes):
-        outer = (_loop(f"blockIdx.{axis}", ir.Var(f"gridDim.{axis}", fn.range, _INT), outer, fn.range),)
+        outer = (_loop(f"blockIdx.{axis}", shape.grid_dim(axis, fn.range), outer, fn.range),)
     names = {d.name for d in shared}  # `extern __shared__ float s[];` is no global of the file
     globals_ = tuple(g for g in fn.globals if g.name not in names)
     nest = replace(fn, body=outer, params=flat + params, is_cuda_kernel=False, globals=globals_)
@@ -291,6 +324,7 @@ def _loop(var: str, bound: ir.Expr, body: tuple[ir.Stmt, ...], rng: SourceRange)
 class _Rewrite:
     shape: GridShape
     constants: dict[str, int]  # template parameters, by their value in the launch
+    values: dict[str, ir.Expr] = None  # type: ignore[assignment]  # `int stride = ...;` at the top level
     atomic: set[SourceRange] = None  # type: ignore[assignment]
     notes: list[ir.Note] = None  # type: ignore[assignment]
 
@@ -345,12 +379,17 @@ class _Rewrite:
         return replace(s, expr=self.expr(call))
 
     def other_loop(self, s: ir.OtherLoop, h: ir.LoopHeader) -> tuple[ir.Stmt, ...]:
-        init, cond, value = self.expr(h.init), self.expr(h.cond), constant(self.expr(h.value))
+        step = _through(h.value, self.values) if self.shape.grid else h.value  # `i += stride`
+        init, cond, value = self.expr(h.init), self.expr(h.cond), constant(self.expr(step))
         body = self.block(s.body)
         if value is not None and value != 0 and h.op in ("+=", "-="):
             step = value if h.op == "+=" else -value
             return (ir.For(h.var, init, cond, step, body, s.range, s.header_range, h.declares_var),)
         values = _unrolled(h, init, cond, value)
+        if values is None and any(isinstance(x, ir.Var) and x.name.startswith("gridDim.") for x in ir.walk_expr(_through(h.value, self.values))):
+            return (replace(s, body=body, message=f"the grid-stride step of `{h.var}` is not a constant: hexplore models "
+                            "a grid-stride loop for the grid of its launches when they all give the same constant one "
+                            "(`kernel<<<128, 256>>>`) in this file"),)  # fmt: skip
         if values is None:
             return (replace(s, body=body),)
         self.notes.append(ir.Note("UnrolledBlockLoop",
@@ -369,6 +408,8 @@ class _Rewrite:
             return e
         if e.name.startswith("blockDim."):
             return ir.IntLit(self.shape.block[e.name[-1]], e.range)
+        if e.name.startswith("gridDim.") and e.name[-1] in self.shape.grid:
+            return ir.IntLit(self.shape.grid[e.name[-1]], e.range)
         return replace(e, type=_INT)
 
 

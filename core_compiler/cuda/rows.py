@@ -15,6 +15,7 @@ A constant folds into the row when it is a multiple of the length, else stays in
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 from core_compiler.frontend import ir
@@ -45,7 +46,7 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple
             return e
         split = _split(_terms(e.indices[0]))
         assert split is not None
-        return replace(e, indices=_merged([_expr(t, e.range) for t in split[0]], split[1], len(chosen[e.base]), e.range))
+        return replace(e, indices=_merged([_expr(t, e.range) for t in split[0]], split[1], chosen[e.base], e.range))
 
     new_params = tuple(
         replace(p, type=ir.Pointer(ir.Array(p.type.pointee, tuple(ir.IntLit(w, p.range) for w in chosen[p.name]))))  # type: ignore[union-attr]
@@ -62,24 +63,39 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple
 
 
 def _common(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> tuple[int, ...] | None:
-    """The row lengths two accesses agree on: the longest common suffix (``(32 * b + t) * 64 + c``
-    splits as rows of 32 x 64, ``r * 64 + c`` as rows of 64: both are rows of 64)."""
+    """The row lengths two accesses agree on: the row boundaries they share. ``(32 * b + t) * 64 + c``
+    splits as rows of 64, ``r * 64 + 32 * b + t`` as rows of 2 x 32 (a row of 64 is 2 of 32):
+    both are rows of 64."""
     if not a or not b:
         return None
-    k = 0
-    while k < min(len(a), len(b)) and a[-1 - k] == b[-1 - k]:
-        k += 1
-    return a[len(a) - k :] or None
+    shared = sorted(set(_bounds(a)) & set(_bounds(b)))
+    if not shared:
+        return None
+    inner_first = [shared[0], *(y // x for x, y in itertools.pairwise(shared))]
+    return tuple(reversed(inner_first))
 
 
-def _merged(levels: list[ir.Expr], widths: list[int], depth: int, rng: SourceRange) -> tuple[ir.Expr, ...]:
-    """The subscripts of `levels` (rows of `widths`) as `depth` row levels: the outer ones folded
-    into one (``[b][t][c]`` of 32 x 64 as ``[b * 32 + t][c]``)."""
-    k = len(widths) - depth + 1  # the levels folded into the first
-    out = levels[0]
-    for i in range(1, k):
-        out = ir.Binary("+", ir.Binary("*", out, ir.IntLit(widths[i - 1], rng), rng), levels[i], rng)
-    return (out, *levels[k:])
+def _bounds(widths: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    """How many elements a step of each level but the innermost spans, outermost first (rows of
+    2 x 32: 64, 32)."""
+    out, acc = [], 1
+    for w in reversed(widths):
+        acc *= w
+        out.append(acc)
+    return tuple(reversed(out))
+
+
+def _merged(levels: list[ir.Expr], widths: list[int], target: tuple[int, ...], rng: SourceRange) -> tuple[ir.Expr, ...]:
+    """The subscripts `levels` of rows of `widths` as subscripts of rows of `target` (whose
+    boundaries are some of theirs): each level joins the target level of the largest span not
+    above its own, scaled by the ratio (``[r][b][t]`` of 2 x 32 as ``[r][b * 32 + t]`` of 64)."""
+    spans, wanted = [*_bounds(widths), 1], [*_bounds(target), 1]
+    out: dict[int, ir.Expr] = {}
+    for level, span in zip(levels, spans, strict=True):
+        owner = max(w for w in wanted if w <= span)
+        term = level if span == owner else ir.Binary("*", level, ir.IntLit(span // owner, rng), rng)
+        out[owner] = ir.Binary("+", out[owner], term, rng) if owner in out else term
+    return tuple(out.get(w, ir.IntLit(0, rng)) for w in wanted)
 
 
 def _terms(e: ir.Expr, sign: int = 1) -> Terms:

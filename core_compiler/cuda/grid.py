@@ -379,8 +379,8 @@ class _Rewrite:
         return replace(s, expr=self.expr(call))
 
     def other_loop(self, s: ir.OtherLoop, h: ir.LoopHeader) -> tuple[ir.Stmt, ...]:
-        step = _through(h.value, self.values) if self.shape.grid else h.value  # `i += stride`
-        init, cond, value = self.expr(h.init), self.expr(h.cond), constant(self.expr(step))
+        increment = _through(h.value, self.values) if self.shape.grid else h.value  # `i += stride`
+        init, cond, value = self.expr(h.init), self.expr(h.cond), constant(self.expr(increment))
         body = self.block(s.body)
         if value is not None and value != 0 and h.op in ("+=", "-="):
             step = value if h.op == "+=" else -value

@@ -15,7 +15,7 @@ from textual.widgets import Static
 # Keys that belong to widgets rather than the app, listed so the screen is complete.
 WIDGET_KEYS = (
     ("tab / shift+tab", "Move focus between panes"),
-    ("up / down", "Move in a list; in the source or a code listing: its cursor line"),
+    ("up / down", "Move in lists and the source or code cursor line"),
     ("enter", "Select a remark: the source cursor jumps to its line"),
     ("escape", "Close this help"),
 )

@@ -505,7 +505,8 @@ class _Lowering:
     """The functions an analysis will lower, lowered ahead in the front end's worker (a thread of
     this class sends the requests, one at a time) while the analysis thread analyses the ones
     before them: the worker's process and this one work on two cores. Any other function is
-    lowered when asked for. `stop` drops what was not started and waits for the one that was."""
+    lowered when asked for, on the same thread (the parser is used by one thread at a time).
+    `stop` drops what was not started and waits for the one that was."""
 
     def __init__(self, parsed: ParsedFile, todo: Sequence[FunctionSource]) -> None:
         self._parsed = parsed
@@ -518,6 +519,8 @@ class _Lowering:
     def get(self, src: FunctionSource) -> ir.Function:
         """`src`'s IR (raises as `ParsedFile.lower` does)."""
         ahead = self._ahead.pop(src, None)
+        if ahead is None and self._pool is not None:
+            ahead = self._pool.submit(self._parsed.lower, src)
         return ahead.result() if ahead is not None else self._parsed.lower(src)
 
     def stop(self) -> None:

@@ -641,6 +641,11 @@ class HexploreApp(App[None]):
             *WIDGET_KEYS,
         ]
 
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Textual's screenshot (ctrl+p, "Save screenshot"), into ~/Downloads where it exists and
+        else the current directory: textual's own fails when there is no ~/Downloads."""
+        self.deliver_screenshot(filename, path or str(screenshot_dir(Path.home(), Path.cwd())))
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.help_rows()))
 
@@ -656,6 +661,11 @@ class HexploreApp(App[None]):
 
 TARGET_TABS = {"cuda": "cuda", "opencl": "opencl", "cpu": "c"}  # option target -> its code tab
 COMPILE_LEXERS = {"cuda": "cuda", "opencl": "c", "cpu": "c"}
+
+
+def screenshot_dir(home: Path, cwd: Path) -> Path:
+    downloads = home / "Downloads"
+    return downloads if downloads.is_dir() else cwd
 
 
 def _stamp(path: str) -> tuple[int, int] | None:

@@ -10,7 +10,7 @@ from textual.widgets import Checkbox, Input, OptionList, TabbedContent
 
 from explorer.configuration import CodeOptions, code_diff, compile_function
 from tests.tui.helpers import DEMO, demo_app, settle, static_text
-from tui.app import HexploreApp
+from tui.app import HexploreApp, screenshot_dir
 from tui.code_view import CodeTabs
 from tui.model import open_session
 from tui.source_view import SourceView
@@ -142,3 +142,10 @@ async def test_reload_on_file_change(tmp_path: Path) -> None:
         assert names[-1] == "added" and app.function_name == "matmul"
         assert "added" in app.query_one(SourceView).text
         assert app.query_one("#tabs", TabbedContent).active == "passes"
+
+
+def test_screenshots_go_to_downloads_or_the_current_directory(tmp_path: Path) -> None:
+    cwd = tmp_path / "work"
+    assert screenshot_dir(tmp_path, cwd) == cwd  # no ~/Downloads: textual's default would fail
+    (tmp_path / "Downloads").mkdir()
+    assert screenshot_dir(tmp_path, cwd) == tmp_path / "Downloads"

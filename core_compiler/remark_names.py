@@ -106,13 +106,25 @@ _entry("UndeclaredFunction", ANALYSIS, ("frontend",), READING,
        "The function's other loops are analysed; a loop nest around the call is not modeled "
        "([ImpureCall](#ImpureCall)). Declare or define the function: a `{ return <expression>; }` "
        "helper is inlined, and math such as `fmin` is known.")  # fmt: skip
+_entry("InlinedCall", ANALYSIS, ("frontend",), READING,
+       "A call statement of your own `void` helper that updates arrays (`bump(a, i);` with "
+       "`static void bump(double *a, int i) { a[i] += 1.0; }`) is read as the helper's body, its "
+       "parameters bound to the arguments: `a[i] += 1.0;`. The loops and assignments are then "
+       "modeled like the caller's own.",
+       "The helper must be defined in the file, return nothing, take numbers and pointers to "
+       "numbers, and read and write only its parameters and its own number locals (no global, no "
+       "call that is not itself inlined, no `return`, no assignment to a parameter). A pointer "
+       "argument must be an array the caller names (`x`) or a row of one (`A[i]`).")  # fmt: skip
 _entry("InductionVariable", ANALYSIS, ("frontend",), READING,
        "A scalar set in the loop nest to an affine expression of the loop counters and sizes "
        "(`j = i + 1;`) and then used, in the same iteration, where that value is the one it has "
        "(`a[j]`) is read as that expression: `a[i + 1]`.",
        "The scalar must be set by one plain assignment in the loop body, before its uses, from "
        "variables that do not change between the assignment and its uses; the assignment itself "
-       "is kept.")  # fmt: skip
+       "is kept. A running counter, set right before a loop and stepped by a constant once per "
+       "iteration (`j = 0; for (...) { a[j] = ...; j += 2; }`), is read in closed form "
+       "(`a[0 + 2 * i]`); where nothing after the loop reads it, its step is left out, so the "
+       "iterations stay independent.")  # fmt: skip
 _entry("BreakAsCondition", ANALYSIS, ("frontend",), READING,
        "A `for` loop whose body starts with `if (c) break;` (`if (j > i) break;`) is read as the "
        "loop `for (...; cond && !c; ...)`, which is exactly what it does.",
@@ -166,8 +178,10 @@ _entry("NonCanonicalLoop", MISSED, REGION, NOT_MODELED,
 _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "A call to a function that may have side effects (`printf`, `malloc`, your own functions) "
        "is inside the loop nest.",
-       "Only pure math functions (`sqrt`, `exp`, `fmax`, …) are allowed; move I/O out of the "
-       "nest, or inline your function.")  # fmt: skip
+       "Only pure math functions (`sqrt`, `exp`, `fmax`, …) are allowed, and your own helpers "
+       "where hexplore inlines them: those of numbers whose body is `return e;` or `if (c) return "
+       "a;` statements and a last `return`, and `void` ones that update arrays "
+       "([InlinedCall](#InlinedCall)). Move I/O out of the nest, or inline your function.")  # fmt: skip
 _entry("SideEffect", MISSED, REGION, NOT_MODELED,
        "An expression has a side effect hexplore cannot model: an assignment or `++` inside an "
        "expression (`a[i] = (b[i] = 2) + 1;`, `if ((k = i) > 2)`).",

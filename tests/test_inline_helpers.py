@@ -10,7 +10,7 @@ import pytest
 
 from core_compiler.frontend import ir, run_frontend
 from core_compiler.runtime.cpu_variants import check_llvm_cpu
-from core_compiler.runtime.differential import check_opencl
+from core_compiler.runtime.differential import check_c, check_opencl
 from tests.helpers import analyze, named, range_of, remarks
 
 POOL = """
@@ -126,3 +126,94 @@ void f(int n, double a[n]) {
     (r,) = named(remarks(src), "NonAffineSubscript")
     assert r.range == range_of(src, "sq(i)"), r.range
     assert r.range.line == 6
+
+
+# `if (c) return a; … return b;` helpers are `c ? a : …` (each value converted to the result type).
+BRANCHING = """
+static double clamp(double v) {
+  if (v < 0.0)
+    return 0.0;
+  return v > 1.0 ? 1.0 : v;
+}
+static int sgn(int x) { if (x > 0) { return 1; } else if (x < 0) return -1; else return 0; }
+static float relu(float x) { if (x > 0) return x; return 0; }
+void branching(int n, double *restrict a, int *restrict s, float *restrict r) {
+  for (int i = 0; i < n; i++) {
+    s[i] = sgn(i - n / 2) + sgn((int)(4 * a[i] - 2));
+    r[i] = relu(a[i] - 0.5);
+    a[i] = clamp(2 * a[i] - 0.5);
+  }
+}
+"""
+
+# `void` helpers that update arrays are inlined as their statements: a row (`A[i]`) for a pointer,
+# a number argument that reads memory (`c[i]`, `b[i]`) bound to a local set before the body, the
+# same array for two pointers (`addto(a, a, i)`: the dependence between them stays).
+VOID_HELPERS = """
+static void bump(double *a, int i) { a[i] += 1.0; }
+static void axpy_row(int m, double alpha, const double *x, double *y) {
+  for (int j = 0; j < m; j++)
+    y[j] += alpha * x[j];
+}
+static void scale2(double *a, int i, double s) { double t = a[i] * s; a[i] = t + t; }
+static void addto(double *dst, const double *src, int i) { dst[i] += src[i + 1]; }
+void helpers(int n, int m, double A[n][m], double B[n][m], double *c, double *a, double *b) {
+  for (int i = 0; i < n; i++) {
+    bump(c, i);
+    axpy_row(m, c[i], A[i], B[i]);
+    scale2(b, i, c[i]);
+  }
+  for (int i = 0; i + 1 < n; i++)
+    addto(a, a, i);
+}
+"""
+
+SIZES = [{"n": 37, "m": 5}, {"n": 1, "m": 1}, {"n": 0, "m": 0}, {"n": 2, "m": 33}]
+
+
+def _runs(path: str, function: str) -> None:
+    for sizes in SIZES:
+        c = check_c(path, function, sizes)
+        assert c.ok, f"{sizes}\n{c.comparison.report()}"
+    cpu = check_llvm_cpu(path, function, SIZES[0], threads=2)
+    assert cpu.ok, cpu.report()
+    gpu = check_opencl(path, function, SIZES[0])
+    assert gpu.ok, gpu.comparison.report()
+
+
+def test_helpers_of_if_and_return_are_conditional_expressions(tmp_path: Path) -> None:
+    fa = analyze(BRANCHING).functions[-1]
+    assert len(fa.scops) == 1 and not named(list(fa.remarks), "ImpureCall"), [r.message for r in fa.remarks]
+    (loop,) = next(f for f in run_frontend("t.c", BRANCHING).functions if f.name == "branching").body
+    assert isinstance(loop, ir.For)
+    values = [str(s.value) for s in loop.body if isinstance(s, ir.Assign)]
+    assert values[1] == "((((float)(a[i] - 0.5)) > 0) ? ((float)(a[i] - 0.5)) : ((float)0))", values[1]
+    _runs(_write(tmp_path, "branching.c", BRANCHING), "branching")
+
+
+def test_void_helpers_are_inlined_as_their_statements(tmp_path: Path) -> None:
+    fa = analyze(VOID_HELPERS).functions[-1]
+    assert len(fa.scops) == 1 and not named(list(fa.remarks), "ImpureCall"), [r.message for r in fa.remarks]
+    notes = named(list(fa.remarks), "InlinedCall")
+    calls = ["bump(c, i)", "axpy_row(m, c[i], A[i], B[i])", "scale2(b, i, c[i])", "addto(a, a, i)"]
+    assert sorted(r.range for r in notes) == sorted(range_of(VOID_HELPERS, c) for c in calls)
+    assert "`x` = `A[i]`" in notes[1].message or any("`x` = `A[i]`" in r.message for r in notes)
+    _runs(_write(tmp_path, "helpers.c", VOID_HELPERS), "helpers")
+
+
+VOID_NOT_INLINED = [
+    ("writes a global", "static double last;\nstatic void g(double *p, int i) { last = p[i]; }", "g(a, i)"),
+    ("returns early", "static void g(double *p, int i) { if (i > 3) return; p[i] = 0; }", "g(a, i)"),
+    ("assigns a parameter", "static void g(double *p, int i) { i = i + 1; p[i] = 0; }", "g(a, i)"),
+    ("pointer arithmetic", "static void g(double *p, int i) { p[i] = 0; }", "g(a + 1, i)"),
+    ("calls printf", "#include <stdio.h>\nstatic void g(double *p, int i) { printf(\"%f\", p[i]); }", "g(a, i)"),
+    ("a row of rows", "static void g(int k, double p[][4], int i) { p[i][0] = 0; }", "g(4, b, i)"),
+]
+
+
+@pytest.mark.parametrize(("helper", "call"), [c[1:] for c in VOID_NOT_INLINED], ids=[c[0] for c in VOID_NOT_INLINED])
+def test_void_helpers_that_cannot_be_inlined_stay_calls(helper: str, call: str) -> None:
+    src = f"{helper}\nvoid f(int n, double a[n], double b[n][4]) {{\n  for (int i = 0; i < n; i++)\n    {call};\n}}\n"
+    found = named(remarks(src), "ImpureCall")
+    assert [r.range for r in found] == [range_of(src, call)], [(r.range, r.message) for r in found]
+    assert not named(remarks(src), "InlinedCall")

@@ -302,6 +302,10 @@ void breaks(int n, double *a) {
 void continues(int n, double *a) {
   for (int i = 0; i < n; i++) { if (i % 3 == 0) continue; a[i] = 1.0; }
 }
+static void bump(double *a, int i) { a[i] += 1.0; }
+void bumps(int n, double *a) {
+  for (int i = 0; i < n; i++) bump(a, i);
+}
 void report(double *p);
 void more_than_a_nest(int n, double A[n][n], double B[n][n]) {
   for (int i = 0; i < n; i++)

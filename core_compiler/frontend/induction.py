@@ -41,6 +41,16 @@ def substituted(
     """`body` with the uses of induction variables substituted, and a note per definition."""
     if any(isinstance(s, ir.Jump) and s.kind in ("label", "goto") for s in _all_statements(body)):
         return body, []
+    locals_, plain = integer_scalars(body, params)
+    notes: list[ir.Note] = []
+    return _Substitution(locals_, plain, notes).block(body, False), notes
+
+
+def integer_scalars(
+    body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]
+) -> tuple[dict[str, ir.CType | None], Callable[[str], bool]]:
+    """The integer parameters and locals of a function (declared with one type) that appear in
+    no expression the IR does not model, by type; and that test for any name."""
     scalars: dict[str, ir.CType | None] = {p.name: p.type for p in params if _integer(p.type)}
     for s in _all_statements(body):
         if isinstance(s, ir.Decl):
@@ -53,9 +63,7 @@ def substituted(
     def plain(name: str) -> bool:  # in no expression the IR does not model (`&j`, `j++` in one)
         return not re.search(rf"\b{re.escape(name)}\b", opaque)
 
-    locals_: dict[str, ir.CType | None] = {n: t for n, t in scalars.items() if t is not None and plain(n)}
-    notes: list[ir.Note] = []
-    return _Substitution(locals_, plain, notes).block(body, False), notes
+    return {n: t for n, t in scalars.items() if t is not None and plain(n)}, plain
 
 
 class _Substitution:

@@ -5,8 +5,9 @@
     A[idx(i, j, n)] = 0;                ->      A[i * n + j] = 0;
 
 A helper is inlined when its definition is in the translation unit, its body is exactly
-``{ return <expr>; }``, it takes and returns arithmetic values and computes only with its
-parameters; otherwise the call stays a call, which SCoP detection refuses. Arguments are converted
+``{ return <expr>; }`` or ``if (c) return a;`` statements (each maybe with ``else``) and a last
+``return b;`` — read as ``c ? a : b``, which evaluates only the branch C's ``if`` runs —, it takes and
+returns arithmetic values and computes only with its parameters; otherwise the call stays a call, which SCoP detection refuses. Arguments are converted
 as C converts them (an explicit cast where the argument's type is not the parameter's, and where
 the returned expression's is not the function's), and every node of the inlined expression gets
 the call's range: remarks point at the call site.
@@ -50,12 +51,12 @@ class Inliner:
         found = _inlinable(cur)
         if found is None or self._depth >= _INLINE_DEPTH or not all(map(_is_pure, args)):
             return None
-        defn, params, returned = found
+        defn, params, cases = found
         if len(params) != len(args):
             return None
         self._depth += 1
         try:
-            body = self._lower(returned)
+            body = self._chain(cases, defn.result_type, rng)
         finally:
             self._depth -= 1
         names = {p.spelling for p in params}
@@ -65,31 +66,75 @@ class Inliner:
             p.spelling: _converted(arg, _unwrap(a).type, p.type, arg.range)
             for p, a, arg in zip(params, arg_curs, args, strict=True)
         }
-        out = _converted(_at_call(body, subst, rng), _unwrap(returned).type, defn.result_type, rng)
+        out = _at_call(body, subst, rng)
         return out if sum(1 for _ in ir.walk_expr(out)) <= _INLINE_NODES else None
+
+    def _chain(self, cases: list[_Case], result: ci.Type, rng: SourceRange) -> ir.Expr:
+        """The returned values of `cases` as one expression of the function's type `result`:
+        ``if (c) return a; return b;`` is ``c ? a : b``."""
+        cond, value = cases[0]
+        out = _converted(self._lower(value), _unwrap(value).type, result, rng)
+        if cond is None:
+            return out
+        return ir.Ternary(self._lower(cond), out, self._chain(cases[1:], result, rng), rng)
+
+
+_Case = tuple["ci.Cursor | None", "ci.Cursor"]  # `if (cond) return value;`; no condition: the last `return`
 
 
 def returned_expression(defn: ci.Cursor) -> ci.Cursor | None:
     """The expression of a function definition whose body is exactly ``{ return <expr>; }``."""
+    cases = returned_cases(defn)
+    return cases[0][1] if cases is not None and len(cases) == 1 else None
+
+
+def returned_cases(defn: ci.Cursor) -> list[_Case] | None:
+    """The conditions and returned expressions of a definition whose body is ``if (c) return a;``
+    statements (each maybe with ``else return b;``) and a last ``return e;``, in order: ``[(c,
+    a), …, (None, e)]``; None for any other body."""
     body = [c for c in defn.get_children() if c.kind == K.COMPOUND_STMT]
-    stmts = list(body[0].get_children()) if len(body) == 1 else []
-    if len(stmts) != 1 or stmts[0].kind != K.RETURN_STMT:
+    return _cases(list(body[0].get_children())) if len(body) == 1 else None
+
+
+def _cases(stmts: list[ci.Cursor]) -> list[_Case] | None:
+    if not stmts:
         return None
-    value = list(stmts[0].get_children())
-    return value[0] if len(value) == 1 else None
+    first = _single(stmts[0])
+    if first.kind == K.RETURN_STMT:
+        value = list(first.get_children())
+        return [(None, value[0])] if len(value) == 1 and len(stmts) == 1 else None
+    if first.kind != K.IF_STMT:
+        return None
+    parts = list(first.get_children())  # condition, then, else
+    then = _cases([parts[1]]) if len(parts) >= 2 else None
+    if then is None or len(then) != 1 or parts[0].kind == K.DECL_STMT:
+        return None
+    rest = _cases([parts[2], *stmts[1:]]) if len(parts) == 3 else _cases(stmts[1:])
+    return None if rest is None else [(parts[0], then[0][1]), *rest]
 
 
-def _inlinable(call: ci.Cursor) -> tuple[ci.Cursor, list[ci.Cursor], ci.Cursor] | None:
-    """The callee's definition, parameters and returned expression, when the definition is in the
-    translation unit, is a single ``return`` and takes and returns arithmetic values only."""
+def _single(cur: ci.Cursor) -> ci.Cursor:
+    """`{ s }` as `s`."""
+    while cur.kind == K.COMPOUND_STMT:
+        inner = list(cur.get_children())
+        if len(inner) != 1:
+            return cur
+        cur = inner[0]
+    return cur
+
+
+def _inlinable(call: ci.Cursor) -> tuple[ci.Cursor, list[ci.Cursor], list[_Case]] | None:
+    """The callee's definition, parameters and returned expressions with their conditions, when
+    the definition is in the translation unit, is ``if … return`` and ``return`` statements and
+    takes and returns arithmetic values only."""
     ref = call.referenced
     defn = ref.get_definition() if ref is not None and ref.kind == K.FUNCTION_DECL else None
     if defn is None or defn.type.kind != T.FUNCTIONPROTO or defn.type.is_function_variadic():
         return None
-    returned = returned_expression(defn)
+    cases = returned_cases(defn)
     params = [c for c in defn.get_children() if c.kind == K.PARM_DECL]
     scalar = all(is_arithmetic(p.type) for p in params) and is_arithmetic(defn.result_type)
-    return (defn, params, returned) if returned is not None and scalar else None
+    return (defn, params, cases) if cases is not None and scalar else None
 
 
 def _converted(e: ir.Expr, have: ci.Type, want: ci.Type, rng: SourceRange) -> ir.Expr:

@@ -25,6 +25,8 @@ from core_compiler.frontend import (
     ir,
     loop_exits,
     pointers,
+    running_counters,
+    void_helpers,
     while_loops,
 )
 from core_compiler.frontend.chained_assignment import assignment_chain
@@ -63,6 +65,7 @@ class Lowerer:
         self.text = text
         self._line_offsets = _line_offsets(text)
         self._inline = inline.Inliner(self.expr)
+        self._inline_void = void_helpers.VoidInliner(self.block, text)
         self._aliases: dict[int, pointers.Alias] = {}  # local pointers into arrays, by declaration
         self._aliasable: frozenset[int] | None = None  # in the function being lowered, when needed
         self._body: ci.Cursor | None = None
@@ -86,8 +89,9 @@ class Lowerer:
             body, assumed = early_return.guards_as_conditions(self.block(body_cur))
             self._notes += assumed
             body, guard_notes = loop_exits.loop_exits(body)
+            body, counter_notes = running_counters.counters(body, params)
             body, induction_notes = induction.substituted(body, params)
-            self._notes += guard_notes + induction_notes
+            self._notes += guard_notes + counter_notes + induction_notes
         is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())
         rng = self.range(cur)
         return ir.Function(
@@ -221,7 +225,10 @@ class Lowerer:
                 yield from self.stmt(child)
         elif kind.is_expression():
             setting = pointers.pointer_assignment(_unwrap(cur))
-            if setting is None or not self.pointer_alias(*setting, rng):
+            inlined = self.call_statement(_unwrap(cur), rng) if setting is None else None
+            if inlined is not None:
+                yield from inlined
+            elif setting is None or not self.pointer_alias(*setting, rng):
                 yield from assignment_chain(self, cur)
         elif kind == K.UNEXPOSED_STMT and _one_statement(cur) is not None:
             yield from self.stmt(_one_statement(cur))  # type: ignore[arg-type]  # `#pragma unroll` before a loop
@@ -232,6 +239,18 @@ class Lowerer:
             yield ir.OpaqueStmt(
                 "UnsupportedStatement", f"a `{word}` statement is not supported", rng, body
             )
+
+    def call_statement(self, cur: ci.Cursor, rng: SourceRange) -> tuple[ir.Stmt, ...] | None:
+        """The call of a `void` helper `cur` as the helper's statements (`void_helpers.py`), or None."""
+        if cur.kind != K.CALL_EXPR:
+            return None
+        notes = len(self._notes)
+        found = self._inline_void(cur, tuple(self.expr(a) for a in cur.get_arguments()), rng)
+        del self._notes[notes:]  # those of the helper's body, at its own lines
+        if found is None:
+            return None
+        self._notes.append(found.note)
+        return found.stmts
 
     def pointer_alias(self, var: ci.Cursor, value: ci.Cursor | None, rng: SourceRange) -> bool:
         """Whether `var`, declared or set to `value` at `rng`, is a local pointer into an array
@@ -644,6 +663,7 @@ def _implicitly_declared(call: ci.Cursor) -> bool:
 
 def _opaque_reason(e: ir.Expr) -> str:
     return e.reason if isinstance(e, ir.OpaqueExpr) else "UnsupportedStatement"
+
 
 def _statement_macro(cur: ci.Cursor) -> bool:
     """Whether the ``do`` loop `cur` is ``do { ... } while (0)`` (a macro written as one

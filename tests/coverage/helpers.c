@@ -31,3 +31,35 @@ void report(int n, double *a) {
   for (int i = 0; i < n; i++)
     printf("%f\n", a[i]);
 }
+
+static void axpy_row(int m, double alpha, const double *x, double *y) {
+  for (int j = 0; j < m; j++)
+    y[j] += alpha * x[j];
+}
+
+static int sign(double v) {
+  if (v > 0)
+    return 1;
+  if (v < 0)
+    return -1;
+  return 0;
+}
+
+static double total;
+
+static void accumulate(double v) { total += v; }
+
+void axpy_rows(int n, int m, double A[n][m], double B[n][m], const double *alpha) {
+  for (int i = 0; i < n; i++)
+    axpy_row(m, alpha[i], A[i], B[i]);
+}
+
+void signs(int n, const double *restrict a, int *restrict s) {
+  for (int i = 0; i < n; i++)
+    s[i] = sign(a[i] - 0.5);
+}
+
+void sum_into_global(int n, const double *a) {
+  for (int i = 0; i < n; i++)
+    accumulate(a[i]);
+}

@@ -38,3 +38,20 @@ void running_offset(int n, double *a) {
     j = j + 2;
   }
 }
+
+int copy_count(int n, const double *restrict src, double *restrict dst) {
+  int out = 0;
+  for (int i = 0; i < n; i++) {
+    dst[out] = src[i];
+    out++;
+  }
+  return out;
+}
+
+void interleave(int n, const double *restrict a, const double *restrict b, double *restrict c) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    c[k++] = a[i];
+    c[k++] = b[i];
+  }
+}

@@ -98,16 +98,19 @@ def analyze(path: Path, includes: list[Path]) -> FileResult:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError as e:
         return FileResult(path, [], crash=f"not JSON: {e}")
-    return FileResult(path, [k for f in report["functions"] if (k := _kernel(path, f)) is not None])
+    errors = [r["message"] for r in report["remarks"] if r["name"] == "SyntaxError"]
+    return FileResult(path, [k for f in report["functions"] if (k := _kernel(path, f, errors)) is not None])
 
 
-def _kernel(path: Path, fn: dict[str, object]) -> Kernel | None:
+def _kernel(path: Path, fn: dict[str, object], errors: list[str]) -> Kernel | None:
     remarks = [r for r in fn["remarks"] if isinstance(r, dict)]  # type: ignore[attr-defined]
     mine = [r for r in remarks if r["pass"] == "cuda-kernel" or r["name"] == "FunctionHasErrors"]
     if not any(r["pass"] == "cuda-kernel" for r in remarks) and not _is_kernel_text(path, fn):
         return None
     modeled = any(r["name"] == "CudaKernelModeled" for r in mine)
     why = next((r["message"] for r in mine if r["name"] in ("CudaKernelNotModeled", "FunctionHasErrors")), "")
+    if not modeled and not why:  # `__global__` in its text, but clang did not read a kernel there
+        why = "not read as a `__global__` kernel" + (f" (the file's first error: {errors[0]})" if errors else "")
     counts: dict[str, int] = {}
     findings = []
     for r in mine:

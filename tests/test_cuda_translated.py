@@ -24,10 +24,17 @@ called, argument by argument with the original's types, so the first is a `HostC
 (`test_a_host_function_without_a_parameter_of_the_original_is_an_error`, on heat-3d's old
 signature); the second is C's promotion of a `float` argument without a prototype, which only a C
 caller shows (`tests/test_cuda_cpu.py::test_polybench_main_calls_the_host_function_through_its_header`).
+heat-3d's generated CUDA matches here; deriche's kernels 0 to 11 and 13 to 18 translate (its kernel7,
+16 and 17 were first refused as racy: a false positive of the kernel model's rows, fixed), kernel12
+does not yet (NOT_RUN).
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -42,15 +49,28 @@ from tests.test_cuda_cpu import MINI, NAMES, POLYBENCH, _function, _mini_sizes, 
 
 SUITE = {str(k["file"]).removesuffix(".c"): k for k in suite()}
 
-# Out of the translation's reach, with the construct that puts it there. A case here must fail with
-# this reason (so a fix shows up as an unexpected pass: move the case to the lists below).
-NOT_RUN: dict[str, str] = {}
-# `make test`: cheap cases across the kinds of generated code (one-thread kernels in a host loop,
-# shared-memory tiles with barriers, register tiles, reductions, PolyBench's two GPU failures)
-SAMPLE = ["jacobi_1d", "trisolv", "mvt", "nussinov", "pb:heat-3d", "pb:deriche"]
+# What the translation does not run yet, with why: each must fail with this reason (a fix shows up
+# as a failure here: remove the entry). None is out of scope: they are limits of the kernel model
+# and of isl's budget on the largest generated kernels, open work.
+NOT_RUN = {
+    # a row written `ey[(0) * (ny) + x]` is a plain subscript, so the array is not delinearized
+    # by its parametric rows `(c0 + 1) * ny` elsewhere
+    "fdtd_2d": "the subscript of `ey` is not affine",
+    # kernel12 (~300 lines: full and partial tiles of four sweeps): its lockstep AST
+    "pb:deriche": "is not scheduled in lockstep within isl's budget",
+    # kernel7, whose shared tile is indexed from a MAX: the lockstep AST's local extents
+    "gramschmidt": "is not scheduled in lockstep within isl's budget",
+    # kernel0's register tiles: the race check's pairs of statements
+    "symm": "is not checked for races within isl's budget",
+}
+# `make test` (about 30 s of CPU): one-thread kernels launched in a host loop (trisolv), a time
+# loop of launches (jacobi_1d), shared memory and barriers (matvec), and heat-3d at MINI, the host
+# code that segfaulted on the H100
+SAMPLE = ["jacobi_1d", "trisolv", "matvec", "pb:heat-3d"]
 EVERY = [*SUITE, *(f"pb:{n}" for n in NAMES)]
 
 
+@functools.cache
 def _case(name: str) -> harness.CudaCpuCase:
     if name.startswith("pb:"):
         n = name[3:]
@@ -60,11 +80,20 @@ def _case(name: str) -> harness.CudaCpuCase:
     return harness.prepare(str(KERNELS / str(k["file"])), str(k["function"]), params, size_limits=k["size_limits"], name=name)  # type: ignore[arg-type]
 
 
+@functools.cache
+def _work_dir(name: str) -> str:
+    """One folder per case for the process: the same kernel text at the same path is the same
+    kernel to `cpu.compiled`, translated once."""
+    path = tempfile.mkdtemp(prefix=f"hexplore-translated-{name.replace(':', '-')}-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 @pytest.mark.parametrize(
     "name", [*SAMPLE, *(pytest.param(n, marks=pytest.mark.long) for n in EVERY if n not in SAMPLE)]
 )
-def test_generated_cuda_runs_through_the_translation(name: str, tmp_path: Path) -> None:
-    result = run_translated(_case(name), str(tmp_path))
+def test_generated_cuda_runs_through_the_translation(name: str) -> None:
+    result = run_translated(_case(name), _work_dir(name))
     if name in NOT_RUN:
         assert not result.ok and NOT_RUN[name] in result.failure, f"{name} now runs: {result.report()}"
         pytest.xfail(f"out of the translation's reach: {result.failure}")
@@ -146,7 +175,7 @@ def test_device_memory_nothing_copied_in_reads_as_nan(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # the GPU pipeline on heat-3d
-def test_a_host_function_without_a_parameter_of_the_original_is_an_error(tmp_path: Path) -> None:
+def test_a_host_function_without_a_parameter_of_the_original_is_an_error() -> None:
     """heat-3d's host function as it was before the GPU record: without `tsteps`. Called with the
     original's arguments, it is refused with the parameters named, as the GPU's segfault was."""
     case = _case("pb:heat-3d")
@@ -155,7 +184,7 @@ def test_a_host_function_without_a_parameter_of_the_original_is_an_error(tmp_pat
     old = text.replace("void kernel_heat_3d(int tsteps, int n, ", "void kernel_heat_3d(int n, ").replace("(void)tsteps;", "")
     assert old != text
     broken = harness.CudaCpuCase(case.name, case.layout, {**case.files, host: old}, case.inputs, case.expected)
-    result = run_translated(broken, str(tmp_path))
+    result = run_translated(broken, _work_dir("pb:heat-3d"))  # its kernels as translated for the case itself
     assert "takes 3 parameters, the original 4" in result.failure
 
 

@@ -197,13 +197,24 @@ void jumps(int n, double *a) {
 
 @pytest.mark.parametrize(
     "function",
-    ["changed_between", "used_before", "from_memory", "float_value", "address_taken", "operand_changed", "self_reference", "jumps"],
+    ["changed_between", "used_before", "from_memory", "float_value", "address_taken", "operand_changed", "jumps"],
 )
 def test_what_is_not_an_induction_variable_stays_refused(function: str) -> None:
     f = analyze(NOT_INDUCTION).function(function)
     assert f is not None
     assert not f.scops, [r.message for r in f.remarks]
     assert not named(list(f.remarks), "InductionVariable")
+
+
+def test_a_self_referencing_step_is_a_running_counter() -> None:
+    """`j = j + 2;` before `a[j]`, with `j = 0;` before the loop: `a[0 + 2 * (i + 1)]`
+    (`running_counters.py`; tests/test_running_counters.py runs such loops)."""
+    f = analyze(NOT_INDUCTION).function("self_reference")
+    assert f is not None and len(f.scops) == 1
+    [note] = named(list(f.remarks), "InductionVariable")
+    assert "stepped by 2 once per iteration" in note.message and "left out" in note.message
+    writes = [str(w.relation) for s in f.scops[0].scop.statements for w in s.writes]
+    assert any("a[2 + 2i]" in w for w in writes), writes
 
 
 CONTINUES = """

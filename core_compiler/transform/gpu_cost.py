@@ -45,7 +45,7 @@ import islpy as isl
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Access, Scop, Statement
 from core_compiler.transform.counting import Count, NotCountable, count, from_pw_aff, sum_over
-from core_compiler.transform.gpu_mapping import GpuProgram, Kernel, when_parts
+from core_compiler.transform.gpu_mapping import GRID_OPERATIONS, GpuProgram, Kernel, when_parts
 from core_compiler.transform.memory import ELEM_BYTES
 from core_compiler.transform.profitability import (
     Profitability,
@@ -575,8 +575,7 @@ def _threads(scop: Scop, k: Kernel, prefix: isl.UnionMap, subtree: isl.UnionMap,
     grid = _with_host(prefix, _tiled(subtree, k.tile), k.host_params, names)
     per_launch = Count.const(scop.ctx, math.prod(k.block))
     flat = grid.move_dims(_PARAM, grid.dim(_PARAM), _SET, 0, len(k.host_params))
-    for i in range(n):
-        hi, lo = flat.dim_max(i), flat.dim_min(i)
+    for i, (lo, hi) in enumerate(_tile_ranges(flat, n)):
         one = isl.PwAff.val_on_domain(hi.domain(), isl.Val.one(scop.ctx))
         extent = hi.sub(lo).add(one)
         if k.shape.grid:
@@ -589,6 +588,25 @@ def _threads(scop: Scop, k: Kernel, prefix: isl.UnionMap, subtree: isl.UnionMap,
         tiles = count(grid).scale(math.prod(k.block))
         return Count(tiles.pieces, exact=False)
     return sum_over(launches, per_launch)
+
+
+def _tile_ranges(flat: isl.Set, n: int) -> list[tuple[isl.PwAff, isl.PwAff]]:
+    """The first and last tile of each of the `n` block dimensions of `flat`, as the grid has them
+    (`gpu_mapping._grid`): exact within `GRID_OPERATIONS` of isl's work, else those of the box
+    around `flat`."""
+    ctx = flat.get_ctx()
+    budget = ctx.get_max_operations()
+    ctx.set_max_operations(min(budget, GRID_OPERATIONS) if budget else GRID_OPERATIONS)
+    ctx.reset_operations()
+    try:
+        return [(flat.dim_min(i), flat.dim_max(i)) for i in range(n)]
+    except isl.Error:
+        ctx.reset_operations()
+        ctx.set_max_operations(budget)
+        box = isl.Set.from_basic_set(flat.simple_hull())
+        return [(box.dim_min(i), box.dim_max(i)) for i in range(n)]
+    finally:
+        ctx.set_max_operations(budget)
 
 
 def _thread_x_iterator(scop: Scop, k: Kernel, subtree: isl.UnionMap, statement: str) -> tuple[int, int] | None:

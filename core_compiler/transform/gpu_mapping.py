@@ -216,6 +216,7 @@ class _Mapper:
         attempts = [(True, self.options.memory, 1), (True, no_copies, 4), (False, no_copies, 4)]
         ctx = self.scop.ctx
         budget = ctx.get_max_operations()
+        full_tiles = _FullTiles(sched)
         for whole_band, memory, share in attempts:
             for shape in self.shapes(node, index, whole_band):
                 ctx.reset_operations()
@@ -227,7 +228,7 @@ class _Mapper:
                     if shape.tile == REGISTER_TILE and not registers:
                         continue
                     kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions, self.prefixes[f"kernel{index}"])
-                    ast, phases = _phased_ast(self.scop, host, shape, kernel_sched, registers, _full_tiles(sched, shape))
+                    ast, phases = _phased_ast(self.scop, host, shape, kernel_sched, registers, full_tiles(shape))
                 except isl.Error:
                     continue
                 finally:
@@ -728,9 +729,46 @@ def _full_tiles(sched: isl.UnionMap, shape: KernelShape) -> isl.Set | None:
     within each tiled member's bounds over the kernel: there, no point needs a bound check
     (``if (ni >= T0 + t0 + 17)``, ``hx_min(T0 + 63, ni - 1)``), which in gemm's unrolled body
     cost a test per point per step of `k`. A heuristic: any set gives correct code, since the
-    specialized AST is only run under its condition."""
+    specialized AST is only run under its condition; so it gets `FULL_TILES_OPERATIONS` of isl's
+    budget, and None (no specialized AST) where that runs out."""
     if shape.n_tiled == 0:
         return None
+    ctx = sched.get_ctx()
+    budget = ctx.get_max_operations()
+    ctx.set_max_operations(min(budget, FULL_TILES_OPERATIONS) if budget else FULL_TILES_OPERATIONS)
+    ctx.reset_operations()
+    try:
+        return _full_tile_origins(sched, shape)
+    except isl.Error:
+        return None
+    finally:
+        ctx.reset_operations()
+        ctx.set_max_operations(budget)
+
+
+FULL_TILES_OPERATIONS = 1_000_000
+"""isl operations `_full_tiles` may take. Fuzzer seed 435 (bounds with `n % 7`, `ii / 2`, and
+subscripts `/ 2`, `/ 4`) spent the kernel's whole budget there, for each tile shape tried, and
+then the attempt failed: minutes per GPU compile; PolyBench's kernels need far less."""
+
+
+@dataclass
+class _FullTiles:
+    """`_full_tiles` for each tile shape a kernel tries, given up for the others once isl's
+    budget ran out on one: the kernel's domain, not the shape, makes it costly."""
+
+    sched: isl.UnionMap
+    costly: bool = False
+
+    def __call__(self, shape: KernelShape) -> isl.Set | None:
+        if self.costly or shape.n_tiled == 0:
+            return None
+        found = _full_tiles(self.sched, shape)
+        self.costly = found is None
+        return found
+
+
+def _full_tile_origins(sched: isl.UnionMap, shape: KernelShape) -> isl.Set:
     values: isl.Set | None = None
     for m in _maps(sched):
         r = m.range().reset_tuple_id()
@@ -856,16 +894,26 @@ def _grid(
     ctx: isl.Context, sched: isl.UnionMap, tile: tuple[int, ...], n_block: int, host: tuple[str, ...]
 ) -> tuple[tuple[isl.AstExpr, ...], tuple[isl.AstExpr, ...]]:
     """First and last tile index per block dim, as AST expressions over parameters and h*. Where
-    isl's budget runs out on the exact bounds (fuzzer seed 435: 40 s, then islpy's error), those
-    of the image's box: a block whose tile holds no instance runs nothing."""
+    isl's budget runs out on the exact bounds (`GRID_OPERATIONS`), those of the image's box: a
+    block whose tile holds no instance runs nothing."""
     if n_block == 0 or sched.is_empty():
         return (), ()
     image = isl.Set.from_union_set(sched.range())
+    budget = ctx.get_max_operations()
+    ctx.set_max_operations(min(budget, GRID_OPERATIONS) if budget else GRID_OPERATIONS)
     try:
         return _tile_bounds(ctx, image, tile, n_block)
     except isl.Error:
         ctx.reset_operations()
+        ctx.set_max_operations(budget)
         return _tile_bounds(ctx, isl.Set.from_basic_set(image.simple_hull()), tile, n_block)
+    finally:
+        ctx.set_max_operations(budget)
+
+
+GRID_OPERATIONS = 1_000_000
+"""isl operations the exact first and last tiles of a grid may take before those of the box
+around the image are used (fuzzer seed 435: the exact ones spent the whole budget, 90 s)."""
 
 
 def _tile_bounds(

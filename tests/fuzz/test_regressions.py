@@ -130,6 +130,11 @@ def test_gpu_host_loop_launches_each_kernel_once_in_cuda_c(tmp_path: Path) -> No
 # Seed 435: isl's operation limit in the GPU mapping's grid (`_grid`, `dim_max`) was not caught:
 # islpy's "maximal number of operations exceeded" reached the caller (OpenCL, CUDA; a traceback
 # from `hexplore compile`). The grid now falls back to the bounds of the tiles' box.
+# Then a hang (run of seeds 0:500: no answer in 300 s, on OpenCL and CUDA): each GPU compile spent
+# the kernel's whole isl budget (4e6 operations) three times over, for the full tiles of each tile
+# shape tried (`_full_tiles`, a heuristic), the exact grid and the GPU cost model's grid, minutes
+# each. The full tiles now get `FULL_TILES_OPERATIONS` (1e6) once per kernel (`_FullTiles`), both
+# grids `GRID_OPERATIONS` (1e6), the cost model's falling back to the box as the grid does.
 GRID_BUDGET = """void f(int n, double B[n + 1][n + 1][n + 4], double y[2 * n + 2][2 * n + 3])
 {
   for (int i = 0; i < n % 7; i++) {
@@ -144,13 +149,58 @@ GRID_BUDGET = """void f(int n, double B[n + 1][n + 1][n + 4], double y[2 * n + 2
 """
 
 
-@pytest.mark.long  # 75 s of isl; the long tier runs it
-def test_gpu_mapping_survives_isl_budget(tmp_path: Path) -> None:
+@pytest.mark.long  # 30 s of isl; the long tier runs it
+def test_gpu_mapping_survives_isl_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from core_compiler.runtime.differential import check_opencl
+    from core_compiler.transform import gpu_mapping
 
+    calls: list[bool] = []
+    full_tiles = gpu_mapping._full_tiles
+
+    def counted(*args: object) -> object:
+        found = full_tiles(*args)  # type: ignore[arg-type]
+        calls.append(found is None)
+        return found
+
+    monkeypatch.setattr(gpu_mapping, "_full_tiles", counted)
     path = str(tmp_path / "grid_budget.c")
     Path(path).write_text(GRID_BUDGET)
     assert check_opencl(path, "f", {"n": 13}).ok
+    assert calls.count(True) <= 2, calls  # given up once per kernel, not once per tile shape
+
+
+def test_full_tiles_are_given_up_for_a_kernel_once_costly(monkeypatch: pytest.MonkeyPatch) -> None:
+    import islpy as isl
+
+    from core_compiler.transform import gpu_mapping
+    from core_compiler.transform.memory import KernelShape
+
+    calls: list[tuple[int, ...]] = []
+
+    def costly(sched: object, shape: KernelShape) -> None:
+        calls.append(shape.tile)
+        return None  # isl's budget ran out
+
+    monkeypatch.setattr(gpu_mapping, "_full_tiles", costly)
+    full = gpu_mapping._FullTiles(isl.UnionMap("{ S[i] -> [i] : 0 <= i < 10 }"))
+    for tile in ((32, 32), (16, 16), (32,)):
+        assert full(KernelShape(2, 2, (), tile)) is None
+    assert calls == [(32, 32)]
+
+
+def test_a_grid_isl_cannot_bound_in_its_budget_is_the_box(monkeypatch: pytest.MonkeyPatch) -> None:
+    import islpy as isl
+
+    from core_compiler.transform import gpu_mapping
+
+    ctx = isl.Context()
+    ctx.set_max_operations(4_000_000)
+    sched = isl.UnionMap.read_from_str(ctx, "[n] -> { S[i, j] -> [i, j] : 0 <= i < n and 0 <= j <= i }")
+    exact = gpu_mapping._grid(ctx, sched, (32, 32), 2, ())
+    monkeypatch.setattr(gpu_mapping, "GRID_OPERATIONS", 1)
+    boxed = gpu_mapping._grid(ctx, sched, (32, 32), 2, ())
+    assert [e.to_C_str() for e in boxed[1]] == [e.to_C_str() for e in exact[1]]  # a triangle's box
+    assert ctx.get_max_operations() == 4_000_000  # the kernel's budget is given back
 
 
 

@@ -274,7 +274,7 @@ def tune(plan: RunPlan, settings: TuneSettings, on_trial: Callable[[Trial, int],
     options = TuneOptions(settings.budget_s, settings.seed, settings.engine, settings.jobs, settings.address, settings.one_thread)
     try:
         return tune_task(task, options, on_trial)
-    except ImportError as e:
+    except (ImportError, ConnectionError) as e:  # no ray; a cluster that cannot be reached
         raise CommandError(str(e)) from e
     except UsageError as e:  # not checkable, does not fit its arrays, ...
         raise CommandError(f"{plan.function}: {e}") from e

@@ -130,7 +130,11 @@ class RayEngine:
         if owned:
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
             if address:
-                ray.init(address=address, **options)
+                try:
+                    ray.init(address=address, **options)
+                except Exception as e:  # Ray's own errors: a timeout, a refused or unauthenticated connection
+                    raise ConnectionError(f"cannot reach the Ray cluster at {address}: {e} (a cluster with token "
+                                          "authentication needs RAY_AUTH_MODE=token and its token, Ray's ~/.ray/auth_token)") from e  # fmt: skip
             else:
                 ray.init(num_cpus=jobs, **options)
         cpus = int(ray.cluster_resources().get("CPU", jobs))

@@ -208,6 +208,9 @@ VOID_NOT_INLINED = [
     ("pointer arithmetic", "static void g(double *p, int i) { p[i] = 0; }", "g(a + 1, i)"),
     ("calls printf", "#include <stdio.h>\nstatic void g(double *p, int i) { printf(\"%f\", p[i]); }", "g(a, i)"),
     ("a row of rows", "static void g(int k, double p[][4], int i) { p[i][0] = 0; }", "g(4, b, i)"),
+    ("a static local", "static void g(double *p, int i) { static int calls; calls += 1; p[i] = calls; }", "g(a, i)"),
+    ("a row by an element", "static void g(double *p, int i) { p[0] = i; }", "g(b[(int)a[i]], i)"),
+    ("volatile elements", "static void g(volatile double *p, int i) { p[i] = 0; }", "g(a, i)"),
 ]
 
 

@@ -97,6 +97,11 @@ NOT_COUNTERS = [
 ]
 
 
+def test_a_counter_the_loop_condition_reads_is_not_one() -> None:
+    src = "void f(int n, int m, double *a) {\n  int k = 0;\n  for (int i = 0; i < n && k < m; i++) { a[k] = 1.0; k += 2; }\n}\n"
+    assert not named(list(analyze(src).all_remarks()), "InductionVariable")
+
+
 @pytest.mark.parametrize("body", [c[1] for c in NOT_COUNTERS], ids=[c[0] for c in NOT_COUNTERS])
 def test_what_is_not_a_counter_stays_refused(body: str) -> None:
     src = f"void f(int n, int m, double *a) {{\n  int k = 0;\n  for (int i = 0; i < n; i++) {{ {body} }}\n}}\n"

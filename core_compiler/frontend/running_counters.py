@@ -112,7 +112,8 @@ def _counted(
     """`loop` with `name`, set to `start` before it, in closed form; None where it is no counter.
     Where nothing else in the function uses `name` (`dead`), the step is dropped: the loop's
     iterations then share nothing through it."""
-    if loop.var == name or loop.var in _names(start) or any(isinstance(s, ir.Jump) for s in _walk(loop.body)):
+    header = _names(loop.init) | _names(loop.cond)  # `i < n && j < m` reads the counter each time
+    if loop.var == name or loop.var in _names(start) or name in header or any(isinstance(s, ir.Jump) for s in _walk(loop.body)):
         return None
     steps = [k for k, s in enumerate(loop.body) if _stops(s, {name})]
     fixed = _names(start) | _names(loop.init)  # read at each iteration now: they must not change

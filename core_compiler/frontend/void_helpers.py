@@ -29,7 +29,7 @@ import clang.cindex as ci
 
 from core_compiler.frontend import ir
 from core_compiler.frontend.clang_parse import unwrap
-from core_compiler.frontend.clang_types import ctype, is_arithmetic
+from core_compiler.frontend.clang_types import ctype, has_volatile_elements, is_arithmetic
 from core_compiler.source import SourceRange
 
 K = ci.CursorKind
@@ -134,8 +134,10 @@ def _helper(call: ci.Cursor) -> tuple[ci.Cursor, list[ci.Cursor], ci.Cursor] | N
         return None  # a `__global__` kernel is launched over a grid, not called
     params = [c for c in defn.get_children() if c.kind == K.PARM_DECL]
     body = [c for c in defn.get_children() if c.kind == K.COMPOUND_STMT]
-    if len(body) != 1 or not all(_number_or_row(p.type) for p in params):
+    if len(body) != 1 or not all(_number_or_row(p.type) and not has_volatile_elements(p.type) for p in params):
         return None
+    if any(c.kind == K.VAR_DECL and c.storage_class != ci.StorageClass.NONE for c in body[0].walk_preorder()):
+        return None  # a `static` local keeps its value from call to call: no copy of the body does
     return defn, params, body[0]
 
 
@@ -161,8 +163,10 @@ def _array_argument(param: ci.Type, arg_cur: ci.Cursor, arg: ir.Expr) -> _Bound 
         return None  # another element type, or a row of rows (a two-dimensional parameter)
     if isinstance(arg, ir.Var):
         return (arg.name, ())
-    if isinstance(arg, ir.Subscript) and _is_pure(arg):
-        return (arg.base, arg.indices)
+    if isinstance(arg, ir.Subscript) and not any(
+        isinstance(x, ir.Subscript | ir.Call | ir.OpaqueExpr) for i in arg.indices for x in ir.walk_expr(i)
+    ):
+        return (arg.base, arg.indices)  # `A[i]`; not `A[idx[i]]`: the body may change `idx` before a use
     return None
 
 

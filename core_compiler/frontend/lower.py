@@ -13,6 +13,7 @@ the condition of the rest of the body). libclang types become IR types in `clang
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import clang.cindex as ci
 
@@ -560,7 +561,7 @@ class Lowerer:
             operand = _unwrap(children[0]) if children else None
             if not found.text and operand is not None and operand.kind == K.DECL_REF_EXPR:
                 # written by a macro (`HX_CHECK(cudaMalloc(&p, n))`): its text is not in the file
-                return ir.OpaqueExpr(found.reason, found.message, f"&{operand.spelling}", found.range)
+                return replace(found, text=f"&{operand.spelling}")
             return found
         if op in ("++", "--", "post++", "post--"):
             return self.opaque(cur, "SideEffect", f"`{op.replace('post', '')}` inside an expression")

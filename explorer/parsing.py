@@ -123,18 +123,25 @@ class DocumentParser:
         self._last, self._generation = None, -1
 
 
-def warm_up() -> threading.Thread:
+def warm_up() -> None:
     """Start the front end's worker in the background and have it load libclang and the lowering
     (tenths of a second, on another core), so that a document's first parse does not wait for
-    that: the editor's server calls it at start-up."""
+    that: the editor's server calls it at start-up. Once per process."""
+    global _warming
+    with _warm_lock:
+        if _warming is not None:
+            return
 
-    def warm() -> None:
-        with contextlib.suppress(HexploreError):  # the first parse says what went wrong
-            shared_worker().call(_warm_in_worker)
+        def warm() -> None:
+            with contextlib.suppress(HexploreError):  # the first parse says what went wrong
+                shared_worker().call(_warm_in_worker)
 
-    thread = threading.Thread(target=warm, name="hexplore-frontend-warm-up", daemon=True)
-    thread.start()
-    return thread
+        _warming = threading.Thread(target=warm, name="hexplore-frontend-warm-up", daemon=True)
+        _warming.start()
+
+
+_warming: threading.Thread | None = None
+_warm_lock = threading.Lock()
 
 
 # ------------------------------------------------------------------------------ the worker's side

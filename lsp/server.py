@@ -41,6 +41,12 @@ a generic InternalError and logged.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # ``python -m lsp.server``: the front end's worker (libclang, the
+    # lowering) loads on another core while this process imports pygls and lsprotocol (a second)
+    from explorer.parsing import warm_up
+
+    warm_up()
+
 import argparse
 import asyncio
 import contextlib

@@ -22,10 +22,10 @@ def remark_lines(remarks: tuple[Remark, ...] | list[Remark]) -> str:
     return "".join(f"-- remark {r.kind.value} {r.name} {r.range}: {r.message}\n" for r in remarks)
 
 
-# 3mm and symm (8-14 s each: their register-tiled mapping) run in `make test`, not the fast tier;
-# 2mm and gemm keep that structure there
+# 3mm and symm (8-14 s each: their register-tiled mapping) run in the long tier (`make test-long`);
+# 2mm and gemm keep that structure in both tiers
 SLOW_GOLDENS = {"3mm.c", "symm.c"}
-CASES = [pytest.param(k, id=str(k["file"]), marks=pytest.mark.slow if k["file"] in SLOW_GOLDENS else ()) for k in KERNEL_SUITE]
+CASES = [pytest.param(k, id=str(k["file"]), marks=pytest.mark.long if k["file"] in SLOW_GOLDENS else ()) for k in KERNEL_SUITE]
 
 
 @pytest.mark.parametrize("kernel", CASES)

@@ -244,7 +244,7 @@ def _write(directory: Path, source: str) -> str:
 
 
 @pytest.mark.slow  # about a minute: two compilers and PoCL per example
-@settings(max_examples=25 if LONG else 3, deadline=None, derandomize=True, database=None,
+@settings(max_examples=25 if LONG else 2, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(data=st.data())
 def test_generated_c_and_opencl_match_the_original(workdir: Path, data: st.DataObject) -> None:

@@ -78,8 +78,8 @@ def test_two_threads_share_the_parallel_gemm() -> None:
     assert compare_arrays(reference_outputs(expected), case.outputs(arrays)).ok  # recording did not change the result
 
 
-def test_parallel_gemm_matches_gcc_on_1_2_3_threads() -> None:
-    for threads in (1, 2, 3):
+def test_parallel_gemm_matches_gcc_on_1_and_3_threads() -> None:
+    for threads in (1, 3):  # one, and more threads than CI's two cores
         result = check_llvm_cpu(GEMM, "kernel_gemm", SIZES, LIMITS, parallel=True, threads=threads)
         assert result.ok, result.report()
         assert result.parallel_loops == (1 if threads > 1 else 0)  # on one thread, built without

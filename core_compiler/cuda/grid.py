@@ -232,7 +232,7 @@ def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozens
     for axis in reversed(shape.thread_axes):
         inner = (_loop(f"threadIdx.{axis}", ir.IntLit(shape.block[axis], fn.range), inner, fn.range),)
     params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes if a not in shape.grid)
-    inner, flat, row_notes = rows(inner, fn.params)  # before `row` is replaced by what it is set to
+    inner, flat, row_notes = rows(inner, fn.params, _top_level_values(fn.body))  # before `row` is replaced by what it is set to
     inner, notes = induction.substituted(inner, flat + params)
     inner = _without_dead_locals(inner)
     outer: tuple[ir.Stmt, ...] = (*shared, ir.Decl(BARRIER, _INT, None, fn.range), *inner)

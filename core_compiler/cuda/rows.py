@@ -24,8 +24,11 @@ from core_compiler.source import SourceRange
 Terms = list[tuple[int, ir.Expr | None]]  # sign (or the constant's value), term (None: a constant)
 
 
-def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Param, ...], list[ir.Note]]:
-    """`body` with the flat pointers in `params` that split consistently indexed by rows."""
+def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...], values: dict[str, ir.Expr] | None = None,
+         ) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Param, ...], list[ir.Note]]:  # fmt: skip
+    """`body` with the flat pointers in `params` that split consistently indexed by rows; `values`:
+    the kernel's top-level ``int b0 = blockIdx.x + o0;`` (a block's offset ``32 * b0`` is no row)."""
+    blocky = frozenset(n for n, v in (values or {}).items() if any(_block_id(x) for x in ir.walk_expr(v)))
     subs = [e for e in ir.all_exprs(body) if isinstance(e, ir.Subscript) and len(e.indices) == 1]
     flat = {p.name: p for p in params if isinstance(p.type, ir.Pointer) and isinstance(p.type.pointee, ir.Scalar)}
     widths: dict[str, tuple[int, ...] | None] = {}
@@ -33,19 +36,26 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple
     for s in subs:
         if s.base not in flat:
             continue
-        split = _split(_terms(s.indices[0]))
-        w = tuple(split[1]) if split else None
+        terms = _terms(s.indices[0])
+        split = _split(terms, blocky)
+        w = tuple(split[1]) if split else () if _row_zero(s.indices[0], terms) else None  # (): fits any rows
         widths[s.base] = _common(widths[s.base], w) if s.base in widths else w
         first.setdefault(s.base, s)
-    chosen = {name: w for name, w in widths.items() if w}
+    lengths = {name: _one_length(name, subs) for name in widths if widths[name] is None}
+    forced = {name: n for name, n in lengths.items() if n is not None}
+    chosen = {name: w for name, w in widths.items() if w} | {name: (n,) for name, n in forced.items()}
     if not chosen:
         return body, params, []
 
     def reindex(e: ir.Expr) -> ir.Expr:
         if not isinstance(e, ir.Subscript) or e.base not in chosen or len(e.indices) != 1:
             return e
-        split = _split(_terms(e.indices[0]))
-        assert split is not None
+        if e.base in forced:
+            outer, inner = _at_length(_terms(e.indices[0]), forced[e.base])
+            return replace(e, indices=(_expr(outer, e.range), _expr(inner, e.range)))
+        split = _split(_terms(e.indices[0]), blocky)
+        if split is None:  # `ey[(0) * (30) + c]`: row 0
+            return replace(e, indices=(*(ir.IntLit(0, e.range) for _ in chosen[e.base]), e.indices[0]))
         return replace(e, indices=_merged([_expr(t, e.range) for t in split[0]], split[1], chosen[e.base], e.range))
 
     new_params = tuple(
@@ -62,10 +72,41 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple
     return ir.map_stmts(body, lambda e: ir.map_expr(e, reindex)), new_params, notes
 
 
+def _one_length(name: str, subs: list[ir.Subscript]) -> int | None:
+    """Where the accesses of `name` split differently (``(n - c) * 20 + T0 + t`` and, with ``T0``
+    substituted, ``(n - c) * 20 + 32 * b + t``): the shortest row length some access is scaled by
+    that every access can be cut at (its terms scaled by a multiple of it are the row, the rest
+    the column), else None."""
+    mine = [_terms(s.indices[0]) for s in subs if s.base == name]
+    lengths = sorted({sc[0] for terms in mine for _, x in terms if x is not None and (sc := _scaled(x)) is not None})
+    for length in lengths:
+        cuts = [_at_length(terms, length) for terms in mine]
+        if all(not any(_product(x) for _, x in inner) for _, inner in cuts) and any(outer for outer, _ in cuts):
+            return length
+    return None
+
+
+def _at_length(terms: Terms, length: int) -> tuple[Terms, Terms]:
+    """`terms` cut at rows of `length`: (the row's terms, the column's)."""
+    outer: Terms = []
+    inner: Terms = []
+    for c, x in terms:
+        sc = _scaled(x) if x is not None else None
+        if x is None and c % length == 0:
+            outer.append((c // length, None))
+        elif sc is not None and sc[0] % length == 0:
+            outer += [(c * (sc[0] // length) * k, y) for k, y in _terms(sc[1])] if sc[0] != length else [(c, sc[1])]
+        else:
+            inner.append((c, x))
+    return outer, inner
+
+
 def _common(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> tuple[int, ...] | None:
     """The row lengths two accesses agree on: the row boundaries they share. ``(32 * b + t) * 64 + c``
     splits as rows of 64, ``r * 64 + 32 * b + t`` as rows of 2 x 32 (a row of 64 is 2 of 32):
     both are rows of 64."""
+    if a == () or b == ():  # a plain subscript fits any rows
+        return b if a == () else a
     if not a or not b:
         return None
     shared = sorted(set(_bounds(a)) & set(_bounds(b)))
@@ -105,9 +146,35 @@ def _terms(e: ir.Expr, sign: int = 1) -> Terms:
         e = e.operand
     if isinstance(e, ir.IntLit):
         return [(sign * e.value, None)]
+    if isinstance(e, ir.Binary) and e.op == "*":  # row 0: `(0) * (30) + c`
+        a, b = _value(e.lhs), _value(e.rhs)
+        if a is not None and b is not None:
+            return [(sign * a * b, None)]
     if isinstance(e, ir.Binary) and e.op in ("+", "-"):
         return _terms(e.lhs, sign) + _terms(e.rhs, sign if e.op == "+" else -sign)
     return [(sign, e)]
+
+
+def _row_zero(e: ir.Expr, terms: Terms) -> bool:
+    """``(0) * (30) + c``, as generated code writes row 0: no other product, and a zero row
+    written out (a plain ``a[i]`` beside ``a[r * 30 + c]`` may span rows: it is not read as row 0)."""
+    zero = any(isinstance(x, ir.Binary) and x.op == "*" and 0 in (_value(x.lhs), _value(x.rhs)) for x in ir.walk_expr(e))
+    return zero and all(t is None or (_scaled(t) is None and not _product(t)) for _, t in terms)
+
+
+def _value(e: ir.Expr) -> int | None:
+    e = _bare(e)
+    return e.value if isinstance(e, ir.IntLit) else None
+
+
+def _block_id(e: ir.Expr, blocky: frozenset[str] = frozenset()) -> bool:
+    return isinstance(e, ir.Var) and (e.name.startswith("blockIdx.") or e.name in blocky)
+
+
+def _bare(e: ir.Expr) -> ir.Expr:
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return e
 
 
 def _scaled(e: ir.Expr) -> tuple[int, ir.Expr] | None:
@@ -121,14 +188,14 @@ def _scaled(e: ir.Expr) -> tuple[int, ir.Expr] | None:
     return None
 
 
-def _split(terms: Terms) -> tuple[list[Terms], list[int]] | None:
+def _split(terms: Terms, blocky: frozenset[str] = frozenset()) -> tuple[list[Terms], list[int]] | None:
     """The terms as rows, outermost first, and the row lengths; None for a plain subscript or one
     that does not split. The row length is the largest constant factor of a term (`row * 80`)."""
     scaled = [_scaled(t) for _, t in terms if t is not None]
     if any(sc is None and _product(t) for sc, (_, t) in zip(scaled, [x for x in terms if x[1] is not None], strict=True)):
         return None  # `row * n + t * 16 + tx`: rows of `n` (`Delinearized`), not of 16
-    if any(sc is not None and isinstance(sc[1], ir.Var) and sc[1].name.startswith("blockIdx.") for sc in scaled):
-        return None  # `blockIdx.x * blockDim.x + threadIdx.x`: a thread's index, not a row
+    if any(sc is not None and any(_block_id(x, blocky) for x in ir.walk_expr(sc[1])) for sc in scaled):
+        return None  # `blockIdx.x * blockDim.x + threadIdx.x`, `32 * b0`: a thread's index, not a row
     width = max((sc[0] for sc in scaled if sc is not None), default=0)
     if not width:
         return None
@@ -144,10 +211,10 @@ def _split(terms: Terms) -> tuple[list[Terms], list[int]] | None:
             return None
         else:
             inner.append((c, t))
-    above = _split([(c * k, x) for c, t in outer for k, x in (_terms(t) if t is not None else [(1, None)])])
+    above = _split([(c * k, x) for c, t in outer for k, x in (_terms(t) if t is not None else [(1, None)])], blocky)
     if above is not None:  # `(c0 * 20 + c1) * 20 + c2`: the row is itself rows
         return [*above[0], inner], [*above[1], width]
-    deeper = _split(inner)
+    deeper = _split(inner, blocky)
     if deeper is not None:  # `c0 * 400 + c1 * 20 + c2`
         below = 1
         for w in deeper[1]:

@@ -123,6 +123,8 @@ class HexploreApp(App[None]):
         self.config_a: CodeOptions | None = None
         self.compiled: dict[tuple[str, CodeOptions], CompiledFunction] = {}
         self.compile_pending: set[tuple[str, CodeOptions]] = set()
+        self.backend_a: dict[tuple[str, CodeOptions], BackendViews] = {}  # the passes under A
+        self.backend_a_pending: set[tuple[str, CodeOptions]] = set()
         self.code_picked = False  # the next source cursor move comes from a picked code line
         self.file_stamp = _stamp(path)
 
@@ -254,7 +256,7 @@ class HexploreApp(App[None]):
         if fa is None or fa.function.name in self.backend or self._pending(fa.function.name):
             return
         self.backend_pending[fa.function.name] = (self.options, self.session)
-        self._show_passes()
+        self._show_passes(keep=True)  # a new configuration keeps the pass shown
         self._show_backend_views()
         self._backend_worker(fa.function.name, fa, self.session, self.options)
 
@@ -352,10 +354,8 @@ class HexploreApp(App[None]):
             return
         i = min(self.pass_index, len(trace) - 1)
         cur = trace[i]
-        visible = [v for v in self._visible() if v < i]
-        if self.show_diff and visible:
-            prev = trace[visible[-1]]
-            body: Any = Syntax(pass_diff(prev.text, cur.text, prev.label, cur.label), "diff", theme="monokai")
+        if self.show_diff:
+            body: Any = self._pass_diff(i, cur)
         elif cur.name in PASS_LEXERS:
             body = Syntax(cur.text, PASS_LEXERS[cur.name], theme="monokai")
         else:
@@ -363,6 +363,59 @@ class HexploreApp(App[None]):
         took = f"  ({cur.elapsed_s * 1000:.2f} ms)" if self.show_times else ""
         header = Text(f"[{i + 1}/{len(trace)}] {cur.label}{took}", style="bold")
         self._q("#pass-text", Static).update(Group(header, body))
+
+    def _pass_diff(self, i: int, cur: PassRecord) -> Any:
+        """The pass under configuration A against the current one (B) once A is remembered; else
+        against the previous pass of its kind (another loop nest's), where there is one: passes
+        of different kinds have nothing to compare."""
+        a = self.config_a
+        if a is not None and a != self.options:
+            views = self._backend_a()
+            if views is None:
+                return Text("computing the passes under configuration A…", style="italic")
+            fa = self.session.function(self.function_name)
+            before = next((p for p in (*(fa.trace if fa else ()), *views.passes) if p.label == cur.label), None)
+            if before is None:
+                return Text(f"{cur.label} did not run under configuration A ({a.describe()})", style="italic")
+            diff = pass_diff(before.text, cur.text, f"{cur.label} under A: {a.describe()}", f"{cur.label} under B: {self.options.describe()}")
+            return Syntax(diff, "diff", theme="monokai")
+        same = [v for v in self._visible() if v < i and self.trace[v].name == cur.name]
+        if same:
+            prev = self.trace[same[-1]]
+            return Syntax(pass_diff(prev.text, cur.text, prev.label, cur.label), "diff", theme="monokai")
+        return Text(
+            f"Nothing to compare {cur.label} with: the passes before it make other kinds of artifact.\n"
+            "To see what an option changes in each pass: remember the current options as A (a), change "
+            "them in the Options tab (7), and d shows every pass under A against the same pass now.",
+            style="italic",
+        )
+
+    def _backend_a(self) -> BackendViews | None:
+        """The shown function's back-end passes under configuration A, computed in a worker once."""
+        fa = self.session.function(self.function_name)
+        if fa is None or self.config_a is None:
+            return None
+        key = (fa.function.name, self.config_a)
+        if key not in self.backend_a and key not in self.backend_a_pending:
+            self.backend_a_pending.add(key)
+            self._backend_a_worker(key, fa, self.session)
+        return self.backend_a.get(key)
+
+    @work(thread=True, group="backend")
+    def _backend_a_worker(self, key: tuple[str, CodeOptions], fa: Any, session: Session) -> None:
+        try:
+            views = compute_backend_views(session.path, session.text, fa, key[1])
+        except Exception as e:  # said in the diff; the worker must not take the app down
+            failed = PassRecord("backend-error", f"{type(e).__name__}: {e}\n", (), 0.0)
+            views = BackendViews((failed,), (), (), {}, (), (str(e),), key[1])
+        self.call_from_thread(self._backend_a_ready, key, views, session)
+
+    def _backend_a_ready(self, key: tuple[str, CodeOptions], views: BackendViews, session: Session) -> None:
+        self.backend_a_pending.discard(key)
+        if session is self.session:
+            self.backend_a[key] = views
+            if self.show_diff and key[0] == self.function_name:
+                self._render_pass()
 
     @on(OptionList.OptionHighlighted, "#pass-list")
     def _pass_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -401,7 +454,7 @@ class HexploreApp(App[None]):
         if not views.trees:
             fa = self.session.function(self.function_name)
             no_scop = fa is not None and not fa.scops
-            reason = f"`{self.function_name}` has no SCoP: nothing to schedule" if no_scop else "schedule failed"
+            reason = f"`{self.function_name}` has no modeled loop nest: nothing to schedule" if no_scop else "schedule failed"
             tree.root.set_label(Text("; ".join([reason, *views.problems])))
             return
         tree.root.set_label("schedule")
@@ -528,6 +581,7 @@ class HexploreApp(App[None]):
 
     def action_remember_config(self) -> None:
         self.config_a = self.options
+        self._render_pass()
         self._q(OptionsPanel).status(self.options, self.config_a, [])
         self.show_config_diff = True
         self.action_show_tab("options")
@@ -615,6 +669,7 @@ class HexploreApp(App[None]):
         self.session = session
         self.backend.clear()
         self.compiled.clear()
+        self.backend_a.clear()
         functions = self._q("#functions", OptionList)
         functions.clear_options()
         functions.add_options([Option(f.function.name, id=f.function.name) for f in session.functions])

@@ -102,7 +102,7 @@ def _code_view(target: Target, result: Backend, fa: FunctionAnalysis) -> CodeVie
     """The artifacts of the target's pass, one per SCoP (titled when there are several), with
     the source map each came with."""
     if not fa.scops:
-        return CodeView(target, f"`{fa.function.name}` has no SCoP: nothing was generated", is_code=False)
+        return CodeView(target, f"`{fa.function.name}` has no modeled loop nest: nothing was generated", is_code=False)
     chosen = [p for p in result.records if p.name == target.pass_name]
     errors = [p.text for p in result.records if p.name == "backend-error"]
     if not chosen:
@@ -120,7 +120,7 @@ def _code_view(target: Target, result: Backend, fa: FunctionAnalysis) -> CodeVie
 def _c_view(path: str, text: str, fa: FunctionAnalysis, options: CodeOptions) -> CodeView:
     target = TARGETS[2]
     if not fa.scops:
-        return CodeView(target, f"`{fa.function.name}` has no SCoP: nothing was generated", is_code=False)
+        return CodeView(target, f"`{fa.function.name}` has no modeled loop nest: nothing was generated", is_code=False)
     try:
         c = compile_function(path, text, fa, replace(options, target="cpu"))
     except Exception as e:  # a codegen bug is shown in the tab, not raised into the UI
@@ -139,7 +139,7 @@ def _trees_and_kernels(
     done: list[ScopUnit] = []
     for u in units:
         if u.schedule is None or u.gpu is None:
-            problems.append(f"SCoP {u.analysis.scop.index}: the schedule or the GPU mapping failed (see its pass)")
+            problems.append(f"loop nest {u.analysis.scop.index + 1}: the schedule or the GPU mapping failed (see its pass)")
             continue
         done.append(u)
         kernels.extend(_kernel_info(u.analysis.scop.index, k) for k in u.gpu.kernels)

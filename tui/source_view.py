@@ -26,6 +26,11 @@ RANK = {"Missed": 0, "Passed": 1, "Analysis": 2}
 CURSOR = Style(bgcolor="grey37")
 
 
+def legend() -> Text:
+    """What the gutter's marks mean: `✗ missed  ✓ passed  ● analysis` (the source pane's title)."""
+    return Text("  ").join(Text.assemble((MARKERS[k][0], MARKERS[k][1]), f" {k.lower()}") for k in RANK)
+
+
 def gutter_kinds(remarks: Iterable[Remark]) -> dict[int, str]:
     """Line → the remark kind shown there, e.g. `{36: "Missed", 13: "Analysis"}`."""
     kinds: dict[int, str] = {}
@@ -82,6 +87,8 @@ class SourceView(VerticalScroll):
         yield self.body
 
     def on_mount(self) -> None:
+        # The gutter's legend; a modeled statement's lines have its colour in the Code tab too.
+        self.border_title = legend()
         self._render_lines()
 
     def watch_cursor_line(self, line: int) -> None:

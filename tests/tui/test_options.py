@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Checkbox, Input, OptionList, TabbedContent
+from rich.syntax import Syntax
+from textual.widgets import Checkbox, Input, OptionList, Static, TabbedContent
 
 from explorer.configuration import CodeOptions, code_diff, compile_function
 from tests.tui.helpers import DEMO, demo_app, settle, static_text
@@ -70,11 +71,24 @@ async def test_changing_options_regenerates_the_code_and_diffs_two_configuration
         diff = static_text(app, "#opt-output")
         assert "--- A: cuda, tiles 32" in diff and "+++ B: cuda, tiles 16" in diff
         assert any(line.startswith("-") and "__shared__" in line for line in diff.splitlines())
+        app.set_focus(None)  # else the digit goes into the size field
         await pilot.press("3")  # the code tabs were regenerated with B
         await settle(app, pilot)
         after = app.query_one(CodeTabs).text_of("cuda")
         assert after != before and "__shared__" not in after
         assert app.backend["matmul"].options == app.options
+        await pilot.press("1")  # the Passes tab: d shows a pass under A against the same pass under B
+        await settle(app, pilot)
+        app.action_jump_to_pass("codegen-cuda[0]")
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert "] codegen-cuda[0]" in static_text(app, "#pass-text")
+        body = app.query_one("#pass-text", Static).content.renderables[-1]  # type: ignore[union-attr]
+        assert isinstance(body, Syntax)
+        diff = body.code
+        assert "--- codegen-cuda[0] under A: cuda, tiles 32" in diff
+        assert "+++ codegen-cuda[0] under B: cuda, tiles 16" in diff
+        assert any(line.startswith("-") and "__shared__" in line for line in diff.splitlines())
 
 
 @pytest.mark.asyncio

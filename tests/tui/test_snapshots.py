@@ -32,7 +32,14 @@ async def source_and_remarks(pilot: Pilot[Any]) -> None:
 
 
 async def passes_with_diff(pilot: Pilot[Any]) -> None:
-    await press(pilot, "n", "n", "n", "n", "n", "d")
+    """d on the gpu-mapping pass, under configuration A (the defaults) against B (tiles of 16)."""
+    await press(pilot, "a")
+    tiles = pilot.app.query_one("#opt-tiles", Input)
+    tiles.value = "16"
+    tiles.focus()
+    await press(pilot, "enter")
+    pilot.app.set_focus(None)
+    await press(pilot, "1", "n", "n", "n", "n", "n", "d")
 
 
 async def schedule_tree(pilot: Pilot[Any]) -> None:

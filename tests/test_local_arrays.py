@@ -126,7 +126,8 @@ static int sums(int n) {
   return a[3] + b[2] + calls[0] * 100 + calls[1];
 }
 static void touch(int *x) {
-  x[0] += 0;
+  if (x[0] < 0)
+    puts("negative");  /* output: a call hexplore does not inline */
 }
 static int split(int n) {
   int p[2], q[3];

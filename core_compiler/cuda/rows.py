@@ -28,7 +28,7 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...], values: dict[s
          ) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Param, ...], list[ir.Note]]:  # fmt: skip
     """`body` with the flat pointers in `params` that split consistently indexed by rows; `values`:
     the kernel's top-level ``int b0 = blockIdx.x + o0;`` (a block's offset ``32 * b0`` is no row)."""
-    blocky = frozenset(n for n, v in (values or {}).items() if any(_block_id(x) for x in ir.walk_expr(v)))
+    blocky = frozenset(n for n, v in (values or {}).items() if _block_only(v))
     subs = [e for e in ir.all_exprs(body) if isinstance(e, ir.Subscript) and len(e.indices) == 1]
     flat = {p.name: p for p in params if isinstance(p.type, ir.Pointer) and isinstance(p.type.pointee, ir.Scalar)}
     widths: dict[str, tuple[int, ...] | None] = {}
@@ -41,7 +41,7 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...], values: dict[s
         w = tuple(split[1]) if split else () if _row_zero(s.indices[0], terms) else None  # (): fits any rows
         widths[s.base] = _common(widths[s.base], w) if s.base in widths else w
         first.setdefault(s.base, s)
-    lengths = {name: _one_length(name, subs) for name in widths if widths[name] is None}
+    lengths = {name: _one_length(name, subs, blocky) for name in widths if widths[name] is None}
     forced = {name: n for name, n in lengths.items() if n is not None}
     chosen = {name: w for name, w in widths.items() if w} | {name: (n,) for name, n in forced.items()}
     if not chosen:
@@ -72,16 +72,21 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...], values: dict[s
     return ir.map_stmts(body, lambda e: ir.map_expr(e, reindex)), new_params, notes
 
 
-def _one_length(name: str, subs: list[ir.Subscript]) -> int | None:
+def _one_length(name: str, subs: list[ir.Subscript], blocky: frozenset[str]) -> int | None:
     """Where the accesses of `name` split differently (``(n - c) * 20 + T0 + t`` and, with ``T0``
     substituted, ``(n - c) * 20 + 32 * b + t``): the shortest row length some access is scaled by
     that every access can be cut at (its terms scaled by a multiple of it are the row, the rest
     the column), else None."""
     mine = [_terms(s.indices[0]) for s in subs if s.base == name]
-    lengths = sorted({sc[0] for terms in mine for _, x in terms if x is not None and (sc := _scaled(x)) is not None})
+
+    def row_scale(x: ir.Expr | None) -> int | None:  # a term's constant factor, unless it scales a block id
+        sc = _scaled(x) if x is not None else None
+        return None if sc is None or _block_id(sc[1], blocky) else sc[0]
+
+    lengths = sorted({s for terms in mine for _, x in terms if (s := row_scale(x)) is not None})
     for length in lengths:
         cuts = [_at_length(terms, length) for terms in mine]
-        if all(not any(_product(x) for _, x in inner) for _, inner in cuts) and any(outer for outer, _ in cuts):
+        if all(not any(_product(x) or row_scale(x) is not None for _, x in inner) for _, inner in cuts) and any(o for o, _ in cuts):
             return length
     return None
 
@@ -167,6 +172,13 @@ def _value(e: ir.Expr) -> int | None:
     return e.value if isinstance(e, ir.IntLit) else None
 
 
+def _block_only(e: ir.Expr) -> bool:
+    """``blockIdx.x + o0``: a block's id (offset), no thread's (``row = blockIdx.y * 16 +
+    threadIdx.y`` is a row)."""
+    names = {x.name for x in ir.walk_expr(e) if isinstance(x, ir.Var)}
+    return any(n.startswith("blockIdx.") for n in names) and not any(n.startswith("threadIdx.") for n in names)
+
+
 def _block_id(e: ir.Expr, blocky: frozenset[str] = frozenset()) -> bool:
     return isinstance(e, ir.Var) and (e.name.startswith("blockIdx.") or e.name in blocky)
 
@@ -194,7 +206,7 @@ def _split(terms: Terms, blocky: frozenset[str] = frozenset()) -> tuple[list[Ter
     scaled = [_scaled(t) for _, t in terms if t is not None]
     if any(sc is None and _product(t) for sc, (_, t) in zip(scaled, [x for x in terms if x[1] is not None], strict=True)):
         return None  # `row * n + t * 16 + tx`: rows of `n` (`Delinearized`), not of 16
-    if any(sc is not None and any(_block_id(x, blocky) for x in ir.walk_expr(sc[1])) for sc in scaled):
+    if any(sc is not None and _block_id(sc[1], blocky) for sc in scaled):
         return None  # `blockIdx.x * blockDim.x + threadIdx.x`, `32 * b0`: a thread's index, not a row
     width = max((sc[0] for sc in scaled if sc is not None), default=0)
     if not width:

@@ -195,7 +195,10 @@ class _Interpreter:
         size = _int(self.value(call.args[1]), call.args[1])
         dtype = _dtype(declared)
         data = np.empty(size // dtype.itemsize, dtype=dtype)
-        data.fill(np.nan if dtype.kind == "f" else -0x5A5A5A5A if dtype.kind == "i" else 0x5A)
+        if dtype.kind == "f":
+            data.fill(np.nan)
+        else:
+            data.view(np.uint8).fill(0x5A)  # garbage, as cudaMalloc's memory is
         buffer = Buffer(name, data, device=True)
         self.run.allocated.append(buffer)
         self.env[name] = buffer

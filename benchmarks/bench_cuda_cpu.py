@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core_compiler.cuda.cpu import compiled, footprint  # noqa: E402
-from core_compiler.cuda.host import bind, run_host  # noqa: E402
 from core_compiler.cuda.devices import Devices  # noqa: E402
+from core_compiler.cuda.host import bind, run_host  # noqa: E402
 from core_compiler.frontend import ir, run_frontend  # noqa: E402
 
 SUITE = ROOT / "tests" / "cuda_input" / "kernels"

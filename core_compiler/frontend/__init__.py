@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 import clang.cindex as ci
 
-from core_compiler.frontend.clang_parse import ParseOptions, definitions, diagnostics_as_remarks, parse
+from core_compiler.frontend.clang_parse import (
+    ParseOptions,
+    definitions,
+    diagnostics_as_remarks,
+    parse,
+)
 from core_compiler.frontend.ir import Function, OtherType
 from core_compiler.frontend.lower import Lowerer
 from core_compiler.frontend.worker import FrontendFailure, describe, shared_worker

@@ -129,6 +129,8 @@ const EXPECTED = [
   [43, 2, 43, 29, 4, 'ParallelLoop', 'loop `i` is parallel: no iteration depends on another'],
   [43, 2, 49, 3, 4, 'ScopDetected', 'modeled loop nest: 3 statement(s), 2 loop(s); sizes (parameters): none'],
   [45, 4, 45, 31, 4, 'ParallelLoop', 'loop `j` is parallel: no iteration depends on another'],
+  [52, 2, 52, 33, 2, 'IndirectAccess', '`C[0][idx[scatter_add_i]]` takes its subscript from the array `idx`, so which element it touches is only known at run time'],
+  [52, 2, 52, 33, 4, 'InlinedCall', "the call to `scatter_add` is read as the helper's body with its parameters bound to the arguments (`n` = `256`, `idx` = `idx`, `x` = `A[0]`, `y` = `C[0]`): its loops and assignments are modeled like the caller's"],
 ];
 
 // The schedule tree view of matmul, as renderView shows it: the scheduler's tree (the GPU
@@ -177,13 +179,14 @@ test('the inline decorations and the status bar for these diagnostics', opts, as
   assert.deepEqual(decos.map((d) => [d.line, d.kind]), [
     [12, 'analysis'], [13, 'analysis'], [15, 'analysis'], [16, 'analysis'], [22, 'analysis'], [23, 'analysis'],
     [24, 'analysis'], [26, 'analysis'], [27, 'analysis'], [35, 'missed'], [43, 'analysis'], [45, 'analysis'],
+    [52, 'missed'], // main's call of scatter_add, inlined (InlinedCall) and not modeled (IndirectAccess)
   ]);
   assert.equal(decos[9].text, '`y[idx[i]]` takes its subscript from the array `idx`, so which element it touch…');
-  assert.deepEqual(lineDecorations(remarks, { passed: true, missed: true, analysis: false }).map((d) => d.line), [35]);
+  assert.deepEqual(lineDecorations(remarks, { passed: true, missed: true, analysis: false }).map((d) => d.line), [35, 52]);
 
   const fns = (await request(FUNCTIONS, { uri })) as FunctionInfo[];
   assert.deepEqual(fns.map((f) => [f.name, f.scops, f.loops, f.remarks.missed, f.analysed]), [
-    ['matmul', 1, 3, 0, true], ['jacobi_2d', 1, 5, 0, true], ['scatter_add', 0, 0, 1, true], ['main', 1, 2, 0, true],
+    ['matmul', 1, 3, 0, true], ['jacobi_2d', 1, 5, 0, true], ['scatter_add', 0, 0, 1, true], ['main', 1, 2, 1, true],
   ]);
   const at = (line: number) => statusText('running', functionAt(fns, { line, character: 4 }), remarks).text;
   assert.equal(at(35), '$(check) scatter_add: not offloaded (IndirectAccess)');

@@ -120,12 +120,29 @@ def evaluate(e: isl.AstExpr, env: dict[str, int]) -> int:
     """The integer value of an isl AST expression under `env` (host loops, parameters)."""
     kind = e.get_type()
     if kind == isl.ast_expr_type.int:
-        return int(e.int_get_val().to_python())
+        return _integer(e.int_get_val())
     if kind == isl.ast_expr_type.id:
         return env[e.id_get_id().get_name()]
     op = e.op_get_type()
     args = [evaluate(e.op_get_arg(k), env) for k in range(e.op_get_n_arg())]
     return _apply(op, args)
+
+
+def _integer(v: isl.Val) -> int:
+    """`v` as a Python int without printing it where it fits 32 bits: islpy's `to_python` prints,
+    and isl counts a printer's work against the context's operation limit, which the passes
+    before the run may have spent (fuzzer seed 775: None for the grid's first tile, a TypeError
+    out of the OpenCL run). A larger value is printed with the limit lifted (`get_num_si` gives 0,
+    not an error, for a value that does not fit)."""
+    if v.n_abs_num_chunks(4) <= 1:  # |v| < 2**32
+        return int(v.get_num_si())
+    ctx = v.get_ctx()
+    budget = ctx.get_max_operations()
+    ctx.set_max_operations(0)
+    try:
+        return int(v.to_python())
+    finally:
+        ctx.set_max_operations(budget)
 
 
 def _apply(op: object, a: list[int]) -> int:

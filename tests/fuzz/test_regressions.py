@@ -364,3 +364,49 @@ def test_a_kernel_statement_that_never_runs(tmp_path: Path) -> None:
     Path(path).write_text(NEVER_RUNS)
     for n in (5, 1):
         assert check_opencl(path, "f", {"n": n}).ok, n
+
+
+# Seed 775 (a crash of OpenCL at n = 37: TypeError, int(None)): the launches' grid is read from
+# isl's AST at run time, and islpy's `Val.to_python` prints the value, work isl counts against
+# the SCoP's operation limit, which the passes before the run had spent: the printer gave None.
+# `ast_print.evaluate` reads an AST's integers without printing them now.
+EXHAUSTED_GRID = """void f(int n, double C[n + 1][2 * n + 1][2 * n + 2], double B[n + 3][2 * n + 1][n + 3], double private_B[2 * n + 3][2 * n + 3][2 * n + 1])
+{
+  for (int i = 1; i < n; i++) {
+    for (int j = 0; j < n + 1; j++) {
+      for (int k = 1; k < n; k++) {
+        B[k - 1][n - j][i + 2] = 0.25 * C[(i + n - 1) % n][2 * j][j + i + 1] + 0.125 * private_B[k + 2][j + 2][2 * j];
+        double w1 = 0.125 * B[2][k + i][n - k];
+        private_B[j + k][i + k][n - j] = 0.125 * private_B[i + 2][k + 1][(i + n - 1) % n] + 0.5 * w1 + 0.0625 + 0.375 * w1;
+      }
+    }
+  }
+}
+"""
+
+
+def test_an_ast_is_evaluated_on_a_spent_isl_budget() -> None:
+    import islpy as isl
+
+    from core_compiler.codegen.ast_print import evaluate
+
+    ctx = isl.Context()
+    s = isl.Set.read_from_str(ctx, "[n] -> { [i, j] : 0 <= i < n and 0 <= j < i }")
+    build = isl.AstBuild.from_context(s.params())
+    small = build.expr_from_pw_aff(s.dim_max(1))
+    large = build.expr_from_pw_aff(s.dim_max(0).add(isl.PwAff.read_from_str(ctx, "[n] -> { [(12345678901234)] }")))
+    ctx.set_max_operations(1)
+    with pytest.raises(isl.Error):
+        s.coalesce().dim_max(1)  # the budget is spent
+    assert evaluate(small, {"n": 7}) == 5
+    assert evaluate(large, {"n": 7}) == 12345678901240
+    assert ctx.get_max_operations() == 1
+
+
+@pytest.mark.long  # minutes of isl
+def test_the_grid_of_a_kernel_compiled_on_a_spent_budget_launches(tmp_path: Path) -> None:
+    from core_compiler.runtime.differential import check_opencl
+
+    path = str(tmp_path / "exhausted_grid.c")
+    Path(path).write_text(EXHAUSTED_GRID)
+    assert check_opencl(path, "f", {"n": 37}).ok

@@ -65,10 +65,6 @@ NOT_RUN = {
     # register tiles (4 x 4 points per thread, unrolled, full and partial tiles: ~270 statements)
     "pb:gemm": "is not scheduled in lockstep within isl's budget",
     "pb:correlation": "is not scheduled in lockstep within isl's budget",
-    # kernel0 (the wavefront with barriers in its time loop) is reported racy by the kernel model:
-    # not yet judged whether the generated code or the model is wrong (the g++ shim and the GPU
-    # run match the original, which suggests the model)
-    "pb:seidel-2d": "has a data race or a divergent barrier",
 }
 # `make test` (about 30 s of CPU): one-thread kernels launched in a host loop (trisolv), a time
 # loop of launches (jacobi_1d), shared memory and barriers (matvec), and heat-3d at MINI, the host

@@ -169,6 +169,9 @@ def _row_zero(e: ir.Expr, terms: Terms) -> bool:
 
 def _value(e: ir.Expr) -> int | None:
     e = _bare(e)
+    if isinstance(e, ir.Unary) and e.op == "-":
+        inner = _value(e.operand)
+        return None if inner is None else -inner
     return e.value if isinstance(e, ir.IntLit) else None
 
 
@@ -238,8 +241,8 @@ def _split(terms: Terms, blocky: frozenset[str] = frozenset()) -> tuple[list[Ter
 
 def _product(e: ir.Expr | None) -> bool:
     """Whether `e` multiplies two non-constants somewhere (``row * n``)."""
-    if isinstance(e, ir.Binary) and e.op == "*" and _scaled(e) is None:
-        return True
+    if isinstance(e, ir.Binary) and e.op == "*" and _scaled(e) is None and _value(e.lhs) is None and _value(e.rhs) is None:
+        return True  # (`-2 * t1`, a constant's multiple, is none)
     return e is not None and any(_product(x) for x in ir.sub_expressions(e))
 
 

@@ -65,6 +65,8 @@ NOT_RUN = {
     # register tiles (4 x 4 points per thread, unrolled, full and partial tiles: ~270 statements)
     "pb:gemm": "is not scheduled in lockstep within isl's budget",
     "pb:correlation": "is not scheduled in lockstep within isl's budget",
+    # kernel0, the skewed wavefront with barriers in its loops (race-free by the model since 1e13d56)
+    "pb:seidel-2d": "is not scheduled in lockstep within isl's budget",
 }
 # `make test` (about 30 s of CPU): one-thread kernels launched in a host loop (trisolv), a time
 # loop of launches (jacobi_1d), shared memory and barriers (matvec), and heat-3d at MINI, the host

@@ -263,7 +263,7 @@ class HexploreApp(App[None]):
     @work(thread=True, group="backend")
     def _backend_worker(self, name: str, fa: Any, session: Session, options: CodeOptions) -> None:
         try:
-            views = compute_backend_views(session.path, session.text, fa, options)
+            views = compute_backend_views(session.path, session.text, fa, options, session.options)
         except Exception as e:  # shown in the views; the worker must not take the app down
             failed = PassRecord("backend-error", f"{type(e).__name__}: {e}\n", (), 0.0)
             views = BackendViews((failed,), (), (), {}, (), (str(e),), options)
@@ -404,7 +404,7 @@ class HexploreApp(App[None]):
     @work(thread=True, group="backend")
     def _backend_a_worker(self, key: tuple[str, CodeOptions], fa: Any, session: Session) -> None:
         try:
-            views = compute_backend_views(session.path, session.text, fa, key[1])
+            views = compute_backend_views(session.path, session.text, fa, key[1], session.options)
         except Exception as e:  # said in the diff; the worker must not take the app down
             failed = PassRecord("backend-error", f"{type(e).__name__}: {e}\n", (), 0.0)
             views = BackendViews((failed,), (), (), {}, (), (str(e),), key[1])

@@ -11,7 +11,8 @@ isl contexts are not thread-safe, so every computation on a session's SCoPs hold
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -75,16 +76,33 @@ class BackendViews:
     options: CodeOptions = DEFAULT_OPTIONS  # the configuration they were generated with
 
 
-def compute_backend_views(path: str, text: str, fa: FunctionAnalysis, options: CodeOptions = DEFAULT_OPTIONS) -> BackendViews:
+_VIEWS: OrderedDict[tuple[Hashable, ...], BackendViews] = OrderedDict()
+VIEWS_KEPT = 16  # the last configurations' views, so that going back to one (A/B) builds nothing
+
+
+def compute_backend_views(path: str, text: str, fa: FunctionAnalysis, options: CodeOptions = DEFAULT_OPTIONS,
+                          parse: Hashable = None) -> BackendViews:  # fmt: skip
     """Every view of `fa` under `options` (tile and block sizes, shared memory; the target and
-    always-offload only change what `compile` generates, `compiled_code`)."""
-    with ISL_LOCK:
-        result = backend(fa, options.gpu_options())
-        passes = result.records
-        spans = statement_spans(fa)
-        trees, kernels, problems = _trees_and_kernels(fa, result.units)
-        code = {t.key: _code_view(t, result, fa) for t in TARGETS if t.key != "c"}
-        code["c"] = _c_view(path, text, fa, options)
+    always-offload only change what `compile` generates, `compiled_code`). They depend on the
+    file's text, how it was parsed (`parse`), the function and those options only, so the last
+    `VIEWS_KEPT` are kept and shared."""
+    key = (path, text, parse, fa.function.name, options.tiles, options.blocks, options.shared_memory)
+    with ISL_LOCK:  # the workers' threads share the kept views too
+        if key not in _VIEWS:
+            _VIEWS[key] = _backend_views(path, text, fa, options)
+        _VIEWS.move_to_end(key)
+        while len(_VIEWS) > VIEWS_KEPT:
+            _VIEWS.popitem(last=False)
+        return replace(_VIEWS[key], options=options)
+
+
+def _backend_views(path: str, text: str, fa: FunctionAnalysis, options: CodeOptions) -> BackendViews:
+    """The views, computed (the caller holds `ISL_LOCK`)."""
+    result = backend(fa, options.gpu_options())
+    trees, kernels, problems = _trees_and_kernels(fa, result.units)
+    code = {t.key: _code_view(t, result, fa) for t in TARGETS if t.key != "c"}
+    code["c"] = _c_view(path, text, fa, options)
+    passes, spans = result.records, statement_spans(fa)
     return BackendViews(passes, tuple(trees), tuple(kernels), code, spans, tuple(problems), options)
 
 

@@ -97,12 +97,9 @@ SCREENS: dict[str, tuple[str, Steps]] = {
 }
 
 
-# every screen at 80x24 (where text gets cut); at 160x48 the cheap ones in `make test`, the CUDA,
-# run and schedule-tree screens (20-30 s each) in `make test-long`
-BIG_IN_LONG = {"cuda_tab", "run_cpu", "schedule_tree"}
+# every screen at 80x24 (where text gets cut) in `make test`; at 160x48 in `make test-long`
 CASES = [
-    pytest.param(screen, size, id=f"{screen}-{size[0]}x{size[1]}",
-                 marks=pytest.mark.long if size != SIZES[0] and screen in BIG_IN_LONG else ())
+    pytest.param(screen, size, id=f"{screen}-{size[0]}x{size[1]}", marks=pytest.mark.long if size != SIZES[0] else ())
     for screen in SCREENS for size in SIZES
 ]
 

@@ -28,7 +28,7 @@ detection then judges the substituted subscripts and bounds like any others.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
 from core_compiler.frontend import ir
@@ -117,16 +117,12 @@ class _Substitution:
 
     def definition(self, s: ir.Stmt) -> tuple[str, ir.Expr] | None:
         """``j = e;`` or ``int j = e;`` that defines an induction variable, as (j, e)."""
-        if isinstance(s, ir.Assign) and s.op == "=" and isinstance(s.target, ir.Var):
-            name, value = s.target.name, s.value
-        elif isinstance(s, ir.Decl) and s.init is not None:
-            name, value = s.name, s.init
-        else:
+        found = integer_definition(s, self.scalars)
+        if found is None:
             return None
-        typ = self.scalars.get(name)
-        if typ is None or name in _names(value) or not _integer_expression(value):
-            return None
-        if not all(map(self.plain, _names(value))):  # `int *p = &m; j = m + i; *p = 0; a[j]`
+        name, value = found
+        typ = self.scalars.get(name)  # not None: integer_definition checked it
+        if typ is None or not all(map(self.plain, _names(value))):  # `int *p = &m; j = m + i; *p = 0; a[j]`
             return None
         if any(isinstance(x, ir.Var) and x.type != typ for x in ir.walk_expr(value)):
             value = ir.Cast(typ, value, value.range)  # `long k = i * m + j;`: converted as C does
@@ -135,6 +131,20 @@ class _Substitution:
 
 def _integer(t: ir.CType | None) -> bool:
     return isinstance(t, ir.Scalar) and t.is_integer
+
+
+def integer_definition(s: ir.Stmt, scalars: Mapping[str, ir.CType | None]) -> tuple[str, ir.Expr] | None:
+    """``j = e;`` or ``int j = e;`` of a known scalar `j` by an integer `e` that does not read `j`,
+    as (j, e)."""
+    if isinstance(s, ir.Assign) and s.op == "=" and isinstance(s.target, ir.Var):
+        name, value = s.target.name, s.value
+    elif isinstance(s, ir.Decl) and s.init is not None:
+        name, value = s.name, s.init
+    else:
+        return None
+    if scalars.get(name) is None or name in _names(value) or not _integer_expression(value):
+        return None
+    return name, value
 
 
 def _integer_expression(e: ir.Expr) -> bool:

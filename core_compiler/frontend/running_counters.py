@@ -32,9 +32,9 @@ from core_compiler.frontend import ir
 from core_compiler.frontend.induction import (
     _expressions,
     _in_statement,
-    _integer_expression,
     _names,
     _stops,
+    integer_definition,
     integer_scalars,
 )
 from core_compiler.source import SourceRange
@@ -64,7 +64,7 @@ class _Counters:
         out = [self.inner(s) for s in stmts]
         for k in range(1, len(out)):
             loop = out[k]
-            found = _definition(out[k - 1], self.scalars)
+            found = integer_definition(out[k - 1], self.scalars)
             if found is None or not isinstance(loop, ir.For):
                 continue
             name, start = found
@@ -92,18 +92,6 @@ def _mentions(stmts: tuple[ir.Stmt, ...], name: str) -> int:
         if (isinstance(s, ir.Decl) and s.name == name) or (isinstance(s, ir.For) and s.var == name)
         or any(isinstance(x, ir.Var) and x.name == name for e in _expressions(s) for x in ir.walk_expr(e))
     )  # fmt: skip
-
-
-def _definition(s: ir.Stmt, scalars: dict[str, ir.CType | None]) -> tuple[str, ir.Expr] | None:
-    if isinstance(s, ir.Assign) and s.op == "=" and isinstance(s.target, ir.Var):
-        name, value = s.target.name, s.value
-    elif isinstance(s, ir.Decl) and s.init is not None:
-        name, value = s.name, s.init
-    else:
-        return None
-    if scalars.get(name) is None or name in _names(value) or not _integer_expression(value):
-        return None
-    return name, value
 
 
 def _counted(

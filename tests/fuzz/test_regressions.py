@@ -410,3 +410,28 @@ def test_the_grid_of_a_kernel_compiled_on_a_spent_budget_launches(tmp_path: Path
     path = str(tmp_path / "exhausted_grid.c")
     Path(path).write_text(EXHAUSTED_GRID)
     assert check_opencl(path, "f", {"n": 37}).ok
+
+
+# Seed 932 (the gradient check failed: forward mode against finite differences NaN): the program
+# itself overflows `float` at n = 37, m = 13 (a `+=` chain over three loops), and the finite
+# differences of infinities are NaN. Not a wrong derivative: the check now says the values overflow
+# (`NotCheckable`, a refusal to the fuzzer) and checks the same program at sizes where they do not.
+OVERFLOWS = """void f(int n, float C[n + 1])
+{
+  for (int i = 0; i < n; i++)
+    C[i + 1] += 1000.0f * C[i];
+}
+"""
+
+
+def test_a_gradient_check_of_values_that_overflow_says_so(tmp_path: Path) -> None:
+    from core_compiler.ad.check import check_gradients
+    from core_compiler.errors import NotCheckable
+
+    path = str(tmp_path / "overflows.c")
+    Path(path).write_text(OVERFLOWS)
+    with pytest.raises(NotCheckable, match="values of `C` overflow float in `f` at n=20"):
+        check_gradients(path, "f", ("C",), {"n": 20})
+    for n in (5, 1, 0):
+        result = check_gradients(path, "f", ("C",), {"n": n})
+        assert result.ok, result.report()

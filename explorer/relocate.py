@@ -7,10 +7,16 @@ everything that holds no range (isl objects, names, numbers).
 
 A range of the same file that lies outside the function's old lines cannot be trusted to move with
 it (a macro defined above, say); `relocate` then returns None and the caller re-analyses.
+
+`remap` moves ranges through one edit inside a function's text instead (a space, a comment, a
+line break): a range before the edited span stays, one after it moves with the text, one that
+touches it cannot be moved (None). Whether the moved analysis still holds is the caller's
+question (the workspace compares the moved IR with the new text's).
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 from collections.abc import Mapping
@@ -38,6 +44,26 @@ def relocate(value: T, path: str, first_line: int, last_line: int, delta: int) -
         return cast(T, mover.move(value))
     except _Unmovable:
         return None
+
+
+def remap(value: T, path: str, old: TextAt, new: TextAt) -> T | None:
+    """`value`, computed from the function text `old`, with every range of `path` moved to where
+    the same characters are in `new` (None where a range touches the edited span or lies outside
+    the old text). The edit is found as the span between the texts' common prefix and suffix."""
+    mover = _TextMover(path, old, new)
+    try:
+        return cast(T, mover.move(value))
+    except _Unmovable:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class TextAt:
+    """A function's text and where it starts (1-based line, 1-based byte column: clang's)."""
+
+    text: str
+    line: int
+    col: int
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -113,3 +139,68 @@ class _Mover:
         if all(moved[k] is v for k, v in value.items()):
             return value
         return MappingProxyType(moved) if isinstance(value, MappingProxyType) else moved
+
+
+class _TextMover(_Mover):
+    def __init__(self, path: str, old: TextAt, new: TextAt) -> None:
+        super().__init__(path, 0, 0, 0)
+        self.old, self.new = _Lines(old), _Lines(new)
+        a, b = self.old.data, self.new.data
+        prefix = 0
+        limit = min(len(a), len(b))
+        while prefix < limit and a[prefix] == b[prefix]:
+            prefix += 1
+        suffix = 0
+        while suffix < limit - prefix and a[-1 - suffix] == b[-1 - suffix]:
+            suffix += 1
+        self.prefix, self.old_tail, self.shift = prefix, len(a) - suffix, len(b) - len(a)
+
+    def range(self, r: SourceRange) -> SourceRange:
+        if r.file != self.path:
+            return r
+        start, end = self.start(self.offset(r.line, r.col)), self.end(self.offset(r.end_line, r.end_col))
+        if start > end:  # an empty range where text was inserted: before it or after it?
+            raise _Unmovable(r)
+        return SourceRange(r.file, *self.new.position(start), *self.new.position(end))
+
+    def offset(self, line: int, col: int) -> int:
+        offset = self.old.offset(line, col)
+        if offset is None:
+            raise _Unmovable((line, col))
+        return offset
+
+    def start(self, offset: int) -> int:
+        """Where a range starting at `offset` starts now: text inserted there goes before it."""
+        if offset < self.prefix:
+            return offset
+        if offset >= self.old_tail:
+            return offset + self.shift
+        raise _Unmovable(offset)  # it starts with edited text
+
+    def end(self, offset: int) -> int:
+        """Where a range ending at `offset` (exclusive) ends now: text inserted there goes after it."""
+        if offset <= self.prefix:
+            return offset
+        if offset > self.old_tail:
+            return offset + self.shift
+        raise _Unmovable(offset)  # it ends with edited text
+
+
+class _Lines:
+    """Byte offsets in a function's text and (line, column) positions of the file, both ways."""
+
+    def __init__(self, at: TextAt) -> None:
+        self.at, self.data = at, at.text.encode("utf-8")
+        self.starts = [0] + [k + 1 for k, c in enumerate(self.data) if c == 0x0A]
+
+    def offset(self, line: int, col: int) -> int | None:
+        k = line - self.at.line
+        if not 0 <= k < len(self.starts):
+            return None
+        offset = self.starts[k] + col - (self.at.col if k == 0 else 1)
+        end = self.starts[k + 1] - 1 if k + 1 < len(self.starts) else len(self.data)
+        return offset if self.starts[k] <= offset <= end else None
+
+    def position(self, offset: int) -> tuple[int, int]:
+        k = bisect.bisect_right(self.starts, offset) - 1
+        return self.at.line + k, offset - self.starts[k] + (self.at.col if k == 0 else 1)

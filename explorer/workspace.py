@@ -11,7 +11,9 @@ A UI opens a document, feeds it edits, and asks for an analysis of a version::
 `analyze` may run in a worker thread. It raises `Cancelled` as soon as it notices that a newer
 text arrived (or the document closed): checks happen before the parse and between functions,
 so stale work stops within one function's analysis. Functions whose key did not change come from
-the cache (relocated when they moved); only edited functions are lowered and analysed again.
+the cache (relocated when they moved); only edited functions are lowered and analysed again, and
+an edited function whose IR is its last analysis' with positions moved (a space, a comment) gets
+that analysis moved (`relocate.remap`), not a new one.
 
 Every text a document is given gets a new `Document.revision`, which only grows: staleness is
 decided by revisions, never by the client's version numbers, which a client may reuse or send
@@ -57,7 +59,7 @@ from explorer.offload import (
 )
 from explorer.parsing import DocumentParser, FunctionSource, ParsedFile
 from explorer.placement import gpu_mapping
-from explorer.relocate import relocate
+from explorer.relocate import TextAt, relocate, remap
 from explorer.settings import Settings
 
 if TYPE_CHECKING:  # the back end loads when first used, not with the workspace (issue 29)
@@ -282,14 +284,23 @@ class Workspace:
     # ------------------------------------------------------------------------- analysis
 
     def analyze(
-        self, uri: str, version: int | None = None, cancel: Callable[[], bool] | None = None
+        self,
+        uri: str,
+        version: int | None = None,
+        cancel: Callable[[], bool] | None = None,
+        progress: Callable[[DocumentAnalysis, int], None] | None = None,
     ) -> DocumentAnalysis:
-        """Analyse the document as it is now (or raise `Cancelled` if it is no longer at `version`)."""
+        """Analyse the document as it is now (or raise `Cancelled` if it is no longer at `version`).
+
+        `progress`, where given, is called after each function with the analysis so far (the
+        functions done, in file order, and the file's syntax errors) and the number of functions
+        left: the editor publishes a big file's first diagnostics before its last function."""
         start = time.perf_counter()
         with self._lock:
             doc = self._doc(uri)
             parser = self._parsers[uri]
             settings = self.settings
+            before = self._latest.get(uri)
 
         def check() -> None:
             current = self._docs.get(uri)
@@ -310,13 +321,13 @@ class Workspace:
             try:
                 for src, key, entry in zip(parsed.functions, keys, entries, strict=True):
                     check()
-                    results.append(self._function(parsed, src, key, entry, lowering, settings, counters))
+                    earlier = before.function(src.name) if before is not None and entry is None else None
+                    results.append(self._function(parsed, src, key, entry, lowering, settings, counters, earlier))
+                    if progress is not None:
+                        progress(_partial(doc, results, parsed, counters, start), len(keys) - len(results))
             finally:
                 lowering.stop()  # before the parser is let go: nothing lowers from a stale parse
-        stats = AnalysisStats(
-            counters.analysed, counters.reused, counters.relocated, time.perf_counter() - start
-        )
-        result = DocumentAnalysis(doc, tuple(results), parsed.errors, stats)
+        result = _partial(doc, results, parsed, counters, start)
         with self._lock:
             latest = self._latest.get(uri)
             if uri in self._docs and (latest is None or latest.document.revision <= doc.revision):
@@ -332,7 +343,11 @@ class Workspace:
         lowering: _Lowering,
         settings: Settings,
         counters: _Counters,
+        earlier: FunctionResult | None = None,
     ) -> FunctionResult:
+        """`src`'s analysis: from the cache (moved where it moved), else from `earlier` (the
+        function's last analysis) moved through a whitespace or comment edit when the new text
+        lowers to the same IR, else analysed."""
         if entry is not None and entry.line == src.line:
             counters.reused += 1
             return FunctionResult(entry.analysis, "cached", entry.trace_line == src.line, key)
@@ -343,16 +358,25 @@ class Workspace:
                 counters.relocated += 1
                 self.cache.put(key, CachedFunction(moved, src.line, src.end_line, entry.trace_line), True)
                 return FunctionResult(moved, "relocated", entry.trace_line == src.line, key)
-        counters.analysed += 1
         try:
             fn = lowering.get(src)
         except FrontendFailure as e:  # the worker crashed or ran out of budget on this function
+            counters.analysed += 1
             fn = _unlowered(parsed, src)
             failed = FunctionAnalysis(fn, (), (function_failure(fn, e, "reading"),))
             return FunctionResult(failed, "analysed", True, None)  # not cached: read again next time
         except Exception as e:  # a bug in the front end: a remark on this function, not the file's end
+            counters.analysed += 1
             failed = _internal_error(_unlowered(parsed, src), "reading", e)
             return FunctionResult(failed, "analysed", True, None)  # not cached: read again next time
+        moved = _remapped(earlier, key, src, fn)
+        if moved is not None:
+            counters.relocated += 1
+            if not parsed.cacheable:
+                return FunctionResult(moved, "relocated", False, None)
+            self.cache.put(key, CachedFunction(moved, src.line, src.end_line, _NO_TRACE_LINE), True)
+            return FunctionResult(moved, "relocated", False, key)
+        counters.analysed += 1
         analysis = _analyze_function(fn, settings, parsed.errors)
         if not parsed.cacheable:
             return FunctionResult(analysis, "analysed", True, None)
@@ -493,6 +517,39 @@ class Workspace:
             known = ", ".join(p.label for p in trace) or "none"
             raise UnknownPass(f"`{name}` has no pass `{label}` (passes: {known})")
         return found
+
+
+# A cached entry's `trace_line` after a remap: no function starts on line 0, so its pass texts
+# (rendered at the old columns) count as stale and are rendered again when asked for.
+_NO_TRACE_LINE = 0
+
+
+def _remapped(
+    earlier: FunctionResult | None, key: FunctionKey, src: FunctionSource, fn: ir.Function
+) -> FunctionAnalysis | None:
+    """`earlier`'s analysis moved to `src` (`explorer/relocate.py`'s `remap`) where the edit
+    between them changed no IR but positions (a space, a comment, a line break), under the same
+    surroundings, flags, settings and syntax errors: the analysis is a function of these and of
+    the IR alone. None where anything else changed (the function is analysed again)."""
+    if earlier is None or earlier.key is None:
+        return None
+    old = earlier.key
+    if replace(old, text=key.text, col=key.col) != key:  # surroundings, flags, settings, errors
+        return None
+    fa = earlier.analysis
+    start = fa.function.range
+    moved = remap(fa, key.path, TextAt(old.text, start.line, start.col), TextAt(src.text, src.line, src.col))
+    if moved is None or replace(moved.function, text=fn.text) != fn:
+        return None
+    return replace(moved, function=fn)
+
+
+def _partial(
+    doc: Document, results: Sequence[FunctionResult], parsed: ParsedFile, counters: _Counters, start: float
+) -> DocumentAnalysis:
+    """The analysis of `doc` as far as `results` go."""
+    stats = AnalysisStats(counters.analysed, counters.reused, counters.relocated, time.perf_counter() - start)
+    return DocumentAnalysis(doc, tuple(results), parsed.errors, stats)
 
 
 def _function_key(parsed: ParsedFile, src: FunctionSource, options: ParseOptions, settings: Settings) -> FunctionKey:

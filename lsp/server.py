@@ -6,7 +6,10 @@ and starts its analysis loop if none runs: one analysis per document at a time, 
 of `ANALYSIS_THREADS` shared by all documents (so a huge document holds one thread, never the
 others'). A newer text (or new settings) makes the running analysis stop at the next function
 (`Cancelled`: the functions it finished stay in the cache) and the loop analyses the newest
-text; diagnostics are published only for the text that is still current, with its version.
+text; diagnostics are published only for the text that is still current, with its version. A
+document's first analysis publishes as it goes where the file has `PARTIAL_MIN_FUNCTIONS` or more
+(the functions done so far; `_partial_publisher`), so a big file's first diagnostics come after
+its first function.
 Staleness is decided by the workspace's revisions, not by client versions (a version going
 backwards is analysed once, as the newest text).
 
@@ -56,6 +59,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import urllib.parse
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -112,6 +116,13 @@ SWITCH_INTERVAL_S = 0.0005
 # How long an analysis stays current before its offload decisions (GPU mappings, tenths of a
 # second to seconds per loop nest) are computed: not while the user types.
 DECISION_DELAY_S = 0.3
+# A document's first analysis publishes what it has found so far (the first function's remarks,
+# then more every `PARTIAL_PERIOD_S`) where it has at least `PARTIAL_MIN_FUNCTIONS` functions:
+# a 400-line file's first diagnostics come after its first function, not after its last (issue
+# 29.3). Smaller files, and every later analysis (edits reuse the unchanged functions: one
+# function's work), publish once, complete.
+PARTIAL_MIN_FUNCTIONS = 6
+PARTIAL_PERIOD_S = 0.25
 INTERNAL_ERROR_MESSAGE = "hexplore-lsp: internal error; the server's log has the details"
 
 
@@ -285,10 +296,11 @@ class HexploreServer(LanguageServer):
         while uri in self.dirty:
             self.dirty.discard(uri)
             self.analyses += 1
+            analyze = functools.partial(
+                self.explorer.analyze, uri, cancel=lambda: uri in self.dirty, progress=self._partial_publisher(uri, loop)
+            )
             try:
-                result = await loop.run_in_executor(
-                    self.executor, lambda: self.explorer.analyze(uri, cancel=lambda: uri in self.dirty)
-                )
+                result = await loop.run_in_executor(self.executor, analyze)
             except Cancelled:
                 continue  # a newer text or new settings: `dirty` is set again (or it closed)
             except UnknownDocument:
@@ -304,6 +316,36 @@ class HexploreServer(LanguageServer):
                     self._publish(result)
                 if uri in self.edits:
                     self.edits[uri].forget(result.document.revision)
+
+    def _partial_publisher(
+        self, uri: str, loop: asyncio.AbstractEventLoop
+    ) -> Callable[[DocumentAnalysis, int], None] | None:
+        """Where the document has published nothing yet: what its analysis calls after each
+        function (on its thread), publishing the diagnostics so far from the event loop, the first
+        function's at once, then at most every `PARTIAL_PERIOD_S` (`PARTIAL_MIN_FUNCTIONS`)."""
+        if uri in self.decided:
+            return None
+        last = -PARTIAL_PERIOD_S
+
+        def progress(partial: DocumentAnalysis, left: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if left == 0 or len(partial.functions) + left < PARTIAL_MIN_FUNCTIONS or now - last < PARTIAL_PERIOD_S:
+                return
+            last = now
+            loop.call_soon_threadsafe(self._publish_partial, partial)
+
+        return progress
+
+    def _publish_partial(self, partial: DocumentAnalysis) -> None:
+        """`partial`'s diagnostics, while its text is current and no complete analysis of the
+        document was published (the complete one is published after it: same loop, same order)."""
+        uri = partial.uri
+        with contextlib.suppress(UnknownDocument):
+            current = self.explorer.document(uri).revision == partial.document.revision
+            if current and uri not in self.dirty and uri not in self.decided:
+                diags = diagnostics.diagnostics(partial, self._index(partial.document.text))
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags, partial.version))
 
     def _publish(self, analysis: DocumentAnalysis) -> None:
         """The analysis' diagnostics with the offload decisions known for it; the missing

@@ -274,3 +274,54 @@ def test_offload_decisions_from_the_back_end_worker_equal_those_made_here(ws: Wo
     assert [r.name for r in ws.known_decisions(matmul) or ()] == ["RuntimeOffloadCheck", "Offloaded"]
     placements = ws.known_placements(matmul) or {}
     assert placements[(0, "S1", "A")] == "shared memory in kernel0: a 32x16 tile per block (reused within a tile)"
+
+
+def test_a_space_or_comment_in_a_function_moves_its_analysis_instead_of_redoing_it(ws: Workspace) -> None:
+    """Early cutoff: the edited function is lowered again, and where its IR is the old one's with
+    the positions moved, the old analysis is moved too (every range after the edit shifted)."""
+    ws.analyze(URI)
+    at = MATMUL.split("\n")[8].index("A[i][k]")  # `C[i][j] += A[i][k] * B[k][j];` in matmul
+    ws.edit(URI, [TextChange("  ", (8, at), (8, at))], version=2)
+    result = ws.analyze(URI)
+    assert origins(result) == {"matmul": "relocated", "dot": "cached", "prefix_sum": "cached"}
+    assert_same_as_core(result)
+    ws.edit(URI, [TextChange("/* k innermost */\n", (7, 0), (7, 0))], version=3)  # a line: dot moves too
+    result = ws.analyze(URI)
+    assert origins(result) == {"matmul": "relocated", "dot": "relocated", "prefix_sum": "relocated"}
+    assert_same_as_core(result)
+
+
+def test_an_edit_that_changes_the_code_is_analysed_after_a_moved_one(ws: Workspace) -> None:
+    """A stale analysis must not survive: after a space moved dot's analysis, an edit of its
+    loop bound (same length, same positions) is analysed, and so is B after an edit of A."""
+    ws.analyze(URI)
+    ws.edit(URI, [TextChange(" ", (16, 4), (16, 4))], version=2)  # `s +=` -> ` s +=` in dot
+    assert origins(ws.analyze(URI))["dot"] == "relocated"
+    ws.edit(URI, [TextChange("1", (15, 15), (15, 16))], version=3)  # `i = 0` -> `i = 1`
+    result = ws.analyze(URI)
+    assert origins(result)["dot"] == "analysed"
+    assert_same_as_core(result)
+    ws.edit(URI, [TextChange("a[i] - a[i - 1]", (23, 11), (23, 26))], version=5)  # prefix_sum's code
+    result = ws.analyze(URI)
+    assert origins(result)["prefix_sum"] == "analysed"
+    assert_same_as_core(result)
+
+
+def test_a_macro_used_by_a_function_is_not_moved_over(ws: Workspace) -> None:
+    """A space inside a function whose macro changed too: analysed, not moved (the surroundings
+    are part of what must be equal)."""
+    text = "#define STEP 1\n" + MATMUL.replace("a[i - 1]", "a[i - STEP]")
+    ws.update(URI, text)
+    ws.analyze(URI)
+    edited = text.replace("#define STEP 1", "#define STEP 2").replace("a[i] = ", "a[i]  = ")
+    ws.update(URI, edited)
+    result = ws.analyze(URI)
+    assert origins(result)["prefix_sum"] == "analysed"
+    assert_same_as_core(result)
+
+
+def test_progress_reports_each_function_in_order(ws: Workspace) -> None:
+    seen: list[tuple[list[str], int]] = []
+    result = ws.analyze(URI, progress=lambda partial, left: seen.append(([f.name for f in partial.functions], left)))
+    assert seen == [(["matmul"], 2), (["matmul", "dot"], 1), (["matmul", "dot", "prefix_sum"], 0)]
+    assert ws.latest(URI) is result

@@ -16,7 +16,7 @@ functions, ~380 lines, assembled from tests/kernels/), as an editor sees it (iss
   new and its analysis cannot come from the cache) -> diagnostics of that version published,
   p50 and p95 over `--edits` edits that cycle through the kernels. The kernel is lowered again,
   but a space leaves its IR as it was, so its analysis is moved, not redone (`explorer/relocate.py`
-  `remap`); `--edit-kind code` inserts ``1 * `` instead, which the kernel is analysed again for;
+  `Remap`); `--edit-kind code` inserts ``1 * `` instead, which the kernel is analysed again for;
 - resident memory of the server after `--soak` more one-character edits (diagnostics awaited
   after every fifth edit, so four in five analyses are superseded and cancelled).
 

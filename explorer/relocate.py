@@ -8,7 +8,7 @@ everything that holds no range (isl objects, names, numbers).
 A range of the same file that lies outside the function's old lines cannot be trusted to move with
 it (a macro defined above, say); `relocate` then returns None and the caller re-analyses.
 
-`remap` moves ranges through one edit inside a function's text instead (a space, a comment, a
+`Remap` moves ranges through one edit inside a function's text instead (a space, a comment, a
 line break): a range before the edited span stays, one after it moves with the text, one that
 touches it cannot be moved (None). Whether the moved analysis still holds is the caller's
 question (the workspace compares the moved IR with the new text's).
@@ -46,15 +46,20 @@ def relocate(value: T, path: str, first_line: int, last_line: int, delta: int) -
         return None
 
 
-def remap(value: T, path: str, old: TextAt, new: TextAt) -> T | None:
-    """`value`, computed from the function text `old`, with every range of `path` moved to where
-    the same characters are in `new` (None where a range touches the edited span or lies outside
-    the old text). The edit is found as the span between the texts' common prefix and suffix."""
-    mover = _TextMover(path, old, new)
-    try:
-        return cast(T, mover.move(value))
-    except _Unmovable:
-        return None
+class Remap:
+    """Moves values computed from the function text `old` to where the same characters are in
+    `new`: every range of `path` (`move` gives None where one touches the edited span or lies
+    outside the old text). The edit is the span between the texts' common prefix and suffix.
+    Values moved by one `Remap` share what they share (one memo)."""
+
+    def __init__(self, path: str, old: TextAt, new: TextAt) -> None:
+        self._mover = _TextMover(path, old, new)
+
+    def move(self, value: T) -> T | None:
+        try:
+            return cast(T, self._mover.move(value))
+        except _Unmovable:
+            return None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,7 +13,7 @@ text arrived (or the document closed): checks happen before the parse and betwee
 so stale work stops within one function's analysis. Functions whose key did not change come from
 the cache (relocated when they moved); only edited functions are lowered and analysed again, and
 an edited function whose IR is its last analysis' with positions moved (a space, a comment) gets
-that analysis moved (`relocate.remap`), not a new one.
+that analysis moved (`relocate.Remap`), not a new one.
 
 Every text a document is given gets a new `Document.revision`, which only grows: staleness is
 decided by revisions, never by the client's version numbers, which a client may reuse or send
@@ -59,7 +59,7 @@ from explorer.offload import (
 )
 from explorer.parsing import DocumentParser, FunctionSource, ParsedFile
 from explorer.placement import gpu_mapping
-from explorer.relocate import TextAt, relocate, remap
+from explorer.relocate import Remap, TextAt, relocate
 from explorer.settings import Settings
 
 if TYPE_CHECKING:  # the back end loads when first used, not with the workspace (issue 29)
@@ -527,7 +527,7 @@ _NO_TRACE_LINE = 0
 def _remapped(
     earlier: FunctionResult | None, key: FunctionKey, src: FunctionSource, fn: ir.Function
 ) -> FunctionAnalysis | None:
-    """`earlier`'s analysis moved to `src` (`explorer/relocate.py`'s `remap`) where the edit
+    """`earlier`'s analysis moved to `src` (`explorer/relocate.py`'s `Remap`) where the edit
     between them changed no IR but positions (a space, a comment, a line break), under the same
     surroundings, flags, settings and syntax errors: the analysis is a function of these and of
     the IR alone. None where anything else changed (the function is analysed again)."""
@@ -538,10 +538,12 @@ def _remapped(
         return None
     fa = earlier.analysis
     start = fa.function.range
-    moved = remap(fa, key.path, TextAt(old.text, start.line, start.col), TextAt(src.text, src.line, src.col))
-    if moved is None or replace(moved.function, text=fn.text) != fn:
+    remap = Remap(key.path, TextAt(old.text, start.line, start.col), TextAt(src.text, src.line, src.col))
+    moved_fn = remap.move(fa.function)
+    if moved_fn is None or replace(moved_fn, text=fn.text) != fn:
         return None
-    return replace(moved, function=fn)
+    moved = remap.move(replace(fa, trace=()))  # the trace is rendered again when asked for
+    return None if moved is None else replace(moved, function=fn)
 
 
 def _partial(

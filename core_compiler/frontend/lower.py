@@ -642,9 +642,10 @@ def _one_statement(cur: ci.Cursor) -> ci.Cursor | None:
 
 def _line_offsets(text: str) -> list[int]:
     offsets = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            offsets.append(i + 1)
+    end = text.find("\n")
+    while end >= 0:  # str.find, not a loop over characters: this runs on every parse (the editor's)
+        offsets.append(end + 1)
+        end = text.find("\n", end + 1)
     return offsets
 
 

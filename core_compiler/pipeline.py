@@ -32,7 +32,7 @@ from core_compiler.analysis import (
     analyze_file,
 )
 from core_compiler.codegen.cuda import CudaFiles, generate_cuda
-from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
+from core_compiler.codegen.opencl import DeviceProgram, generate_opencl, vector_remarks
 from core_compiler.cuda.check import CheckKernel
 from core_compiler.passes import Pass, PassRecord, Trace, failed
 from core_compiler.remarks import Remark
@@ -136,7 +136,8 @@ class OpenclCodegen:
     language: ClassVar[str] = "opencl"
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
-        return replace(u, opencl=generate_opencl(u.need("gpu"))), []
+        program = generate_opencl(u.need("gpu"))
+        return replace(u, opencl=program), vector_remarks(program)
 
     def render(self, u: ScopUnit) -> str:
         return u.need("opencl").source  # type: ignore[no-any-return]

@@ -349,6 +349,20 @@ _entry("TunedVariant", PASSED, ("cpu-run",), CPU,
        "race. It is still checked against the original.",
        "The cache is per user (`$XDG_CACHE_HOME/hexplore/tuning`); a change to the file, the sizes, "
        "the machine or hexplore misses it. `HEXPLORE_TUNING=off` turns it off.")  # fmt: skip
+_entry("VectorLoads", PASSED, ("codegen-opencl",), GPU,
+       "With a vector width (`hexplore tune` tries 1, 2 and 4), each OpenCL thread runs a row of "
+       "neighbouring iterations of the innermost parallel loop, and reads and writes them with "
+       "vector loads and stores (`vload4`/`vstore4`): the message names the loop and the "
+       "contiguous accesses.",
+       "A row's last iterations that do not fill a vector run one by one, so any size is right. "
+       "The width is PPOpenCL's per-platform choice: CPU devices (PoCL) gain from it, GPUs less.")  # fmt: skip
+_entry("NoVectorLoads", MISSED, ("codegen-opencl",), GPU,
+       "A vector width was asked for, but this kernel's rows of iterations run one by one: the "
+       "message says why (an access that is not contiguous along the row, such as `A[j][k]` with "
+       "`j` the row's loop; a loop bound or condition that changes along the row; arithmetic other "
+       "than `+ - * /` on `double` or `float`).",
+       "Accesses whose last subscript is the innermost parallel loop's counter are contiguous; "
+       "reading a transposed copy of the array makes the others so.")  # fmt: skip
 _entry("TunedConfiguration", PASSED, ("tune",), CPU,
        "`compile` used the configuration `hexplore tune` found fastest for this function (tile and "
        "block sizes, shared and register promotion, or the C target's tile sizes): the message "

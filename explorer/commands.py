@@ -235,7 +235,8 @@ def _with_tuned(config: TunedConfig, mapping: MappingOptions, c_options: COption
         cpu = replace(c_options.cpu, tile_size=tiles[0], tile_sizes=tiles) if tiles != (0,) else replace(c_options.cpu, tile_size=0)
         return mapping, replace(c_options, cpu=cpu)
     memory = replace(mapping.memory, shared=config.shared, private=config.private)
-    return replace(mapping, sizes=parse_sizes(config.sizes) if config.sizes else {}, memory=memory), c_options
+    sizes = parse_sizes(config.sizes) if config.sizes else {}
+    return replace(mapping, sizes=sizes, memory=memory, vector=config.vector), c_options
 
 
 # ------------------------------------------------------------------------------- tune

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from core_compiler.codegen.ast_print import C_PREAMBLE
 from core_compiler.codegen.kernel_body import OPENCL, OPENCL_ATOMICS, KernelPrinter
 from core_compiler.codegen.statements import OPENCL_MATH, StatementPrinter
+from core_compiler.codegen.vectors import ScalarRun, VectorRun, merged
+from core_compiler.remarks import Remark, missed, passed
 from core_compiler.source_map import SourceMap, statement_ranges, untag
 from core_compiler.transform.gpu_mapping import GpuProgram, Kernel
 
@@ -30,6 +32,8 @@ class DeviceProgram:
     args: dict[str, tuple[KernelArgSpec, ...]]  # kernel name -> its parameters in order
     printer: StatementPrinter
     source_map: SourceMap = field(default_factory=SourceMap)  # lines of `source` -> statements
+    vector_runs: tuple[VectorRun, ...] = ()  # threads' runs printed with vector loads
+    scalar_runs: tuple[ScalarRun, ...] = ()  # runs a vector width was asked for that stay scalar, and why
 
 
 def kernel_args(gpu: GpuProgram, kernel: Kernel) -> tuple[KernelArgSpec, ...]:
@@ -52,11 +56,31 @@ def generate_opencl(gpu: GpuProgram) -> DeviceProgram:
     if any(k.atomic for k in gpu.kernels):
         parts.append(OPENCL_ATOMICS)
     args = {}
+    vector: list[VectorRun] = []
+    scalar: list[ScalarRun] = []
     for k in gpu.kernels:
         args[k.name] = kernel_args(gpu, k)
-        parts.append(_kernel_text(k, args[k.name], KernelPrinter(gpu.scop, k, OPENCL)))
+        kernel_printer = KernelPrinter(gpu.scop, k, OPENCL)
+        parts.append(_kernel_text(k, args[k.name], kernel_printer))
+        vector += kernel_printer.vector_runs
+        scalar += kernel_printer.scalar_runs
     source, smap = untag("\n".join(parts), statement_ranges([gpu.scop]))
-    return DeviceProgram(source, gpu, args, printer, smap)
+    return DeviceProgram(source, gpu, args, printer, smap, merged(vector), tuple(dict.fromkeys(scalar)))
+
+
+def vector_remarks(program: DeviceProgram) -> list[Remark]:
+    """What each kernel's vector width gave: `VectorLoads` with the contiguous accesses, or
+    `NoVectorLoads` with why not (once per kernel and reason)."""
+    scop = program.gpu.scop
+    out = [passed("codegen-opencl", "VectorLoads", r.message(), scop.statement(r.statement).range, scop.function,
+                  kernel=r.kernel, width=r.width, loop=r.loop) for r in program.vector_runs]  # fmt: skip
+    said = {r.kernel for r in program.vector_runs}
+    for r in program.scalar_runs:
+        if r.kernel not in said:
+            said.add(r.kernel)
+            message = f"no vector width {r.width} in {r.kernel}: {r.why}; its threads run their points one by one"
+            out.append(missed("codegen-opencl", "NoVectorLoads", message, scop.range, scop.function, kernel=r.kernel, width=r.width))
+    return out
 
 
 def _param(spec: KernelArgSpec) -> str:

@@ -300,7 +300,8 @@ def _tuned_mapping(path: str, function: str, device: str, params: Mapping[str, i
     if config is None:
         return None
     memory = MemoryOptions(shared=config.shared, private=config.private)
-    return config.line(), GpuOptions(mapping=MappingOptions(sizes=parse_sizes(config.sizes) if config.sizes else {}, memory=memory))
+    mapping = MappingOptions(sizes=parse_sizes(config.sizes) if config.sizes else {}, memory=memory, vector=config.vector)
+    return config.line(), GpuOptions(mapping=mapping)
 
 
 def _runtime(device: str) -> DeviceRuntime:

@@ -131,6 +131,7 @@ class TunedConfig:
     tried: int
     candidates: int
     device: str  # where it was timed
+    vector: int = 1  # OpenCL vector width (`MappingOptions.vector`); records older than it have none: 1
 
     def line(self) -> str:
         """``tuned: tile 64x16, block 16x16, 1.8x over default, on pocl CPU``"""
@@ -176,7 +177,7 @@ def load_config(key: str) -> TunedConfig | None:
         return None
     if not isinstance(data, dict) or data.get("format") != CONFIG_FORMAT:
         return None
-    values = {f.name: data.get(f.name) for f in fields(TunedConfig)}
+    values = {f.name: data.get(f.name, f.default) for f in fields(TunedConfig)}
     kinds = {f.name: f.type for f in fields(TunedConfig)}
     for name, value in values.items():
         if kinds[name] == "float" and type(value) is int:

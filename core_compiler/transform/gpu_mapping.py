@@ -56,6 +56,10 @@ class MappingOptions:
     tile_size: int = 32
     sizes: Sizes = field(default_factory=dict)  # kernel (None: all) -> tile/block/grid, PPCG's --sizes
     memory: MemoryOptions = field(default_factory=MemoryOptions)
+    # OpenCL vector width along the innermost thread member (PPOpenCL's): > 1 gives each thread
+    # contiguous points there (`KernelShape.vector`), where the tile is a multiple of the block
+    # and a thread has at least this many points; register promotion is off in such kernels
+    vector: int = 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,7 +227,8 @@ class _Mapper:
                 ctx.set_max_operations(budget // share // (REGISTER_SHARE if shape.tile == REGISTER_TILE else 1))
                 try:
                     ext = _extended_instances(sched, shape)
-                    promotions, kept = promote(self.scop, ext, shape, sched, memory, atomic)
+                    own = replace(memory, private=False) if shape.vector > 1 else memory  # registers index points cyclically
+                    promotions, kept = promote(self.scop, ext, shape, sched, own, atomic)
                     registers = any(p.place == "register" for p in promotions)
                     if shape.tile == REGISTER_TILE and not registers:
                         continue
@@ -290,7 +295,8 @@ class _Mapper:
         xyz = tuple(sizes.get("block", DEFAULT_BLOCKS.get(n_thread, ())))[:n_thread]
         block = tuple(_divisor_at_most(t, b) for t, b in zip(tile, reversed(xyz), strict=False))
         grid = tuple(reversed(tuple(sizes.get("grid", ()))[:n_block]))  # PPCG gives grid sizes x first
-        return KernelShape(n_tiled, n_block, block, tile, grid if len(grid) == n_block else (), self.names)
+        vector = self.options.vector if _runs_fit(tile, block, self.options.vector) else 1
+        return KernelShape(n_tiled, n_block, block, tile, grid if len(grid) == n_block else (), self.names, vector=vector)
 
     # --------------------------------------------------------------------------- host
 
@@ -554,8 +560,7 @@ class _Layout:
         names = nm.seq("y", len(ys))
         cons = [f"{n} = {v}" for n, v in zip(names, ys, strict=True)]
         cons += [f"{names[k]} = {t} * floor({names[k]} / {t}) and {sh.block_of(k, f'floor({names[k]} / {t})')}" for k, t in enumerate(sh.tile[: sh.n_block])]  # fmt: skip
-        for k, v in enumerate(threads or []):
-            cons.append(f"({v}) - {nm('t', k)} = {sh.block[k]} * floor((({v}) - {nm('t', k)}) / {sh.block[k]})")
+        cons += [sh.thread_of(k, v) for k, v in enumerate(threads or [])]
         if zero_threads:
             cons += [f"{nm('t', k)} = 0" for k in range(len(threads or []), sh.n_thread)]
         return isl.Map.read_from_str(self.scop.ctx, f"[{', '.join(self.params())}] -> {{ [{', '.join(dims)}] -> [{', '.join(names)}] : {' and '.join(cons)} }}")
@@ -929,6 +934,14 @@ def _tile_bounds(
         lo.append(build.expr_from_pw_aff(tiles.dim_min(0).coalesce()))
         hi.append(build.expr_from_pw_aff(tiles.dim_max(0).coalesce()))
     return tuple(lo), tuple(hi)
+
+
+def _runs_fit(tile: tuple[int, ...], block: tuple[int, ...], vector: int) -> bool:
+    """Whether the innermost thread member's points split into runs of at least `vector` per thread."""
+    if vector <= 1 or not block:
+        return False
+    k = len(block) - 1
+    return tile[k] % block[k] == 0 and tile[k] // block[k] >= vector
 
 
 def _divisor_at_most(tile: int, block: int) -> int:

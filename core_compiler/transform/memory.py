@@ -77,10 +77,30 @@ class KernelShape:
     grid: tuple[int, ...] = ()  # blocks per block dim; () as many as tiles. Fewer: tiles modulo the grid
     names: Names = PLAIN  # of the block ids, thread ids, tile origins… (`core_compiler.transform.names`)
     why: str = ""  # why the tiles differ from the default, for the remark
+    # > 1: the innermost thread member's points go to threads in contiguous runs of tile/block
+    # (thread t_k runs T + c*t_k .. T + c*t_k + c - 1), so that OpenCL can read them with
+    # `vloadN` of this width (`codegen/vectors.py`); 1: cyclic, a stride of the block
+    vector: int = 1
 
     @property
     def n_thread(self) -> int:
         return len(self.block)
+
+    @property
+    def run_length(self) -> int:
+        """Points of the innermost thread member each thread runs in a row (1: cyclic)."""
+        if self.vector <= 1 or not self.block:
+            return 1
+        k = self.n_thread - 1
+        return self.tile[k] // self.block[k]
+
+    def thread_of(self, k: int, v: str) -> str:
+        """isl constraint: schedule value `v` of thread member `k` runs on thread ``t{k}``."""
+        t, b = self.names("t", k), self.block[k]
+        if k == self.n_thread - 1 and self.run_length > 1:
+            tile = self.tile[k]
+            return f"{t} = floor((({v}) - {tile} * floor(({v}) / {tile})) / {self.run_length})"
+        return f"({v}) - {t} = {b} * floor((({v}) - {t}) / {b})"
 
     def block_of(self, k: int, tile_index: str) -> str:
         """isl constraint: tile number `tile_index` of block dim `k` runs on block ``b{k}``."""

@@ -210,7 +210,7 @@ def record(result: TuneResult) -> None:
         return
     config = tuning.TunedConfig("opencl", opencl_sizes(best.config), bool(best.config["shared"]),
                                 bool(best.config["private"]), result.label(best.config), best.seconds, default_s,
-                                tried, candidates, result.device)  # fmt: skip
+                                tried, candidates, result.device, int(best.config.get("vector", 1)))  # fmt: skip
     tuning.store_config(tuning.config_key(task.path, task.function, "opencl", task.sizes, task.parse, opencl_device_key()), config)
     tuning.store_config(tuning.config_key(task.path, task.function, "opencl", None, task.parse), config)
 

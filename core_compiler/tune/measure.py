@@ -188,7 +188,8 @@ def gpu_options(config: Config) -> Any:
 
     sizes = opencl_sizes(config)
     memory = MemoryOptions(shared=bool(config["shared"]), private=bool(config["private"]))
-    return GpuOptions(mapping=MappingOptions(sizes=parse_sizes(sizes) if sizes else {}, memory=memory))
+    mapping = MappingOptions(sizes=parse_sizes(sizes) if sizes else {}, memory=memory, vector=int(config.get("vector", 1)))
+    return GpuOptions(mapping=mapping)
 
 
 def _measure_opencl(task: Task, config: Config) -> Trial:

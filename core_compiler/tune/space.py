@@ -25,6 +25,7 @@ Value = int | str | bool
 CPU_TILES = (8, 16, 32, 64, 128)
 GPU_TILES = (8, 16, 32, 64)
 GPU_BLOCKS = (4, 8, 16, 32)
+VECTOR_WIDTHS = (1, 2, 4)  # OpenCL vector loads along a thread's run of points (PPOpenCL's); 1: none
 MAX_WORK_GROUP = 1024  # CUDA's threads per block; PoCL's CPU device allows 4096, the sizes tuned must also run on a GPU
 SHARED_BYTES = 48 * 1024  # per block, CUDA's default
 EXHAUSTIVE_LIMIT = 64  # spaces this small are searched exhaustively
@@ -166,21 +167,23 @@ def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits()
     `threads` of them to threads: "auto" (hexplore's own choice: register tiles, small tiles for
     few blocks) or explicit tile sizes per member and block sizes per thread dimension — a tile
     larger than its block is thread coarsening, tile/block points per thread — and shared and
-    register promotion on or off. Pruned: blocks past `max_work_group` threads, a block wider than
-    its tile (normalized to the tile: the mapper would shrink it), tiles past a known extent, and
-    shared memory on where the tiles of the arrays staged there could not fit `shared_bytes`."""
+    register promotion on or off, and a vector width (`VECTOR_WIDTHS`). Pruned: blocks past
+    `max_work_group` threads, a block wider than its tile (normalized to the tile: the mapper would
+    shrink it), tiles past a known extent, and shared memory on where the tiles of the arrays
+    staged there could not fit `shared_bytes`."""
     tiles = tuple(Choice(f"tile{k}", (32, *(t for t in GPU_TILES if t != 32))) for k in range(tiled))
     default_blocks = {1: (512,), 2: (16, 32), 3: (4, 4, 32)}.get(threads, ())  # outermost first: DEFAULT_BLOCKS'
     blocks = tuple(Choice(f"block{k}", (b, *(v for v in GPU_BLOCKS if v != b))) for k, b in enumerate(default_blocks))
     choices = (Choice("mapping", ("auto", "explicit")), *tiles, *blocks,
-               Choice("shared", (True, False)), Choice("private", (True, False)))  # fmt: skip
+               Choice("shared", (True, False)), Choice("private", (True, False)), Choice("vector", VECTOR_WIDTHS))  # fmt: skip
 
     def normalize(c: Config) -> Config:
         if c["mapping"] == "auto":
-            return c.with_(**{t.name: t.values[0] for t in (*tiles, *blocks)})
+            return c.with_(vector=1, **{t.name: t.values[0] for t in (*tiles, *blocks)})
         # the mapper shrinks a block to a divisor of its tile (`gpu_mapping._divisor_at_most`;
         # all sizes here are powers of two): a wider block is the same code
-        return c.with_(**{b.name: min(int(c[b.name]), int(c[t.name])) for b, t in zip(blocks, tiles, strict=False)})
+        c = c.with_(**{b.name: min(int(c[b.name]), int(c[t.name])) for b, t in zip(blocks, tiles, strict=False)})
+        return _vector_normal(c, len(blocks))
 
     def fits(c: Config) -> bool:
         if c["mapping"] == "auto":
@@ -206,9 +209,24 @@ def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits()
         text = f"tile {'x'.join(map(str, tile))}, block {'x'.join(map(str, block))}"
         if any(k > 1 for k in coarse):
             text += f", coarsening {'x'.join(map(str, coarse))}"
+        if int(c["vector"]) > 1:
+            text += f", vector width {c['vector']}"
         return text + memory
 
     return Space("opencl", choices, normalize, fits, describe)
+
+
+def _vector_normal(c: Config, threads: int) -> Config:
+    """A vector width needs runs of at least that many points per thread along the innermost
+    thread member (tile over block); the mapper keeps no register copies with one (`gpu_mapping`):
+    other configurations are the same code."""
+    width = int(c["vector"])
+    if width <= 1 or threads == 0:
+        return c.with_(vector=1)
+    k = threads - 1
+    if int(c[f"tile{k}"]) // int(c[f"block{k}"]) < width:
+        return c.with_(vector=1)
+    return c.with_(private=False)
 
 
 def _memory_words(shared: bool, private: bool) -> str:

@@ -213,7 +213,7 @@ def _tuned_config(path: str, fa: FileAnalysis, parse: ParseOptions, settings: Co
     command line chose the sizes or the memory itself (its choice stands)."""
     if (settings.tile_size, settings.sizes, settings.shared_memory, settings.private_memory) != (32, None, True, True):
         return None
-    target = {"opencl": "opencl", "c": "c"}.get(settings.target)
+    target = {"opencl": "opencl", "c": "c", "cuda": "opencl"}.get(settings.target)
     modeled = [f for f in fa.functions if f.scops]
     if target is None or len(modeled) != 1:
         return None
@@ -224,8 +224,22 @@ def _tuned_config(path: str, fa: FileAnalysis, parse: ParseOptions, settings: Co
         return None
     if config is None:
         return None
+    line = config.line()
+    if settings.target == "cuda":
+        config, line = for_cuda(config)
     args = {"configuration": config.label, "seconds": config.seconds, "default seconds": config.default_s, "device": config.device}
-    return config, Remark(RemarkKind.PASSED, "tune", "TunedConfiguration", config.line(), fn.range, fn.name, args)
+    return config, Remark(RemarkKind.PASSED, "tune", "TunedConfiguration", line, fn.range, fn.name, args)
+
+
+def for_cuda(config: TunedConfig) -> tuple[TunedConfig, str]:
+    """An OpenCL record read by ``compile --target cuda`` (issue 30): the tile and block sizes and
+    the memory choices carry over (the same mapping, within CUDA's 1024 threads a block); the
+    vector width does not (on a GPU neighbouring threads read neighbouring elements, which
+    contiguous runs per thread would undo). Said in the remark's line."""
+    line = f"{config.line()}; read from the OpenCL tuning: its tile and block sizes and memory choices carry over to CUDA"
+    if config.vector > 1:
+        line += f", its vector width {config.vector} does not (CUDA threads keep reading neighbouring elements)"
+    return replace(config, vector=1), line
 
 
 def _with_tuned(config: TunedConfig, mapping: MappingOptions, c_options: COptions) -> tuple[MappingOptions, COptions]:

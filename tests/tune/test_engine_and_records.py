@@ -90,3 +90,18 @@ def test_the_runoff_times_the_default_and_the_fastest_again_in_turns() -> None:
     assert engine.calls == [default, lucky, good] * 2  # in turns
     assert result.best.config == lucky and result.speedup() == 2.0  # not 3.0
     assert result.default.seconds == 1.0 and [t.seconds for t in result.trials] == [1.0, 0.5, 0.8]
+
+
+def test_compile_cuda_reads_the_opencl_record_without_its_vector_width(cache: Path) -> None:
+    """`compile --target cuda` maps with what an OpenCL tuning recorded (tile 16, block 8) and
+    says so; the vector width stays OpenCL's."""
+    from explorer.commands import CompileSettings, compile_source
+
+    config = tuning.TunedConfig("opencl", "{kernel[i]->tile[16];kernel[i]->block[8]}", False, False,
+                                "tile 16, block 8, vector width 2", 0.01, 0.02, 5, 50, "pocl", 2)  # fmt: skip
+    tuning.store_config(tuning.config_key(str(cache), "k", "opencl", None, None), config)
+    out = compile_source(str(cache), cache.read_text(), None, "k", CompileSettings(target="cuda", always_offload=True))
+    said = [r.message for r in out.result.remarks if r.name == "TunedConfiguration"]
+    assert said and "carry over to CUDA" in said[0] and "vector width 2 does not" in said[0], said
+    code = "".join(out.result.files.values())
+    assert "16 * b0" in code and "<<<" in code, code

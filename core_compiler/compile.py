@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core_compiler.analysis import FileAnalysis, FunctionAnalysis, ScopAnalysis
-from core_compiler.codegen.c import COptions, generate_c
+from core_compiler.codegen.c import COptions, KeptScop, generate_c
 from core_compiler.codegen.cuda import host_header, host_parameter
 from core_compiler.codegen.host_calls import (
     HOST_FILE,
@@ -28,7 +28,7 @@ from core_compiler.codegen.host_calls import (
     whole_function,
 )
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
-from core_compiler.remarks import Remark, passed
+from core_compiler.remarks import Remark, missed, passed
 from core_compiler.source_map import SourceMap
 from core_compiler.transform.gpu_cost import offload_decision
 from core_compiler.transform.gpu_remarks import mapping_remarks
@@ -149,6 +149,15 @@ def _compile_scop(
     out.remarks.append(called(sa, host_name, name, out.stem))
 
 
+def _kept_as_written(k: KeptScop) -> Remark:
+    message = (
+        "hexplore gave up generating C for this loop nest: the polyhedral library exceeded its budget "
+        f"of {k.budget:,} operations scheduling, tiling or writing out its loops (the nest is too large "
+        "for it); the loops stay as written"
+    )
+    return missed("c-codegen", "CpuCodeBudgetExceeded", message, k.range, k.function, detail=k.detail)
+
+
 def compile_c(fa: FileAnalysis, options: COptions, text: str | None = None) -> CompileResult:
     """One file, ``<stem>.hexplore.c``: the input with every SCoP replaced by tiled C."""
     source = Path(fa.path).read_text(encoding="utf-8") if text is None else text
@@ -163,5 +172,6 @@ def compile_c(fa: FileAnalysis, options: COptions, text: str | None = None) -> C
         remarks.append(
             passed("c-codegen", "CpuCode", message, code.range, code.function, parallel_loops=code.parallel_loops)
         )
+    remarks += [_kept_as_written(k) for k in generated.kept]
     name = f"{Path(fa.path).stem}.hexplore.c"
     return CompileResult({name: generated.source}, tuple(remarks), {name: generated.source_map})

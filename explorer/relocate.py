@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import copy
 import dataclasses
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar, cast
@@ -61,6 +62,35 @@ class Remap:
         except _Unmovable:
             return None
 
+    def unseen(self) -> bool:
+        """Whether the edit changed only blanks and whole comments, or only text inside one comment:
+        what lowering cannot see (the caller still compares the IR). Other edits are not worth
+        moving anything for."""
+        m = self._mover
+        old, new = (m.old.data, m.prefix, m.old_tail), (m.new.data, m.prefix, m.old_tail + m.shift)
+        return all(_blank(data[a:b]) for data, a, b in (old, new)) or all(_in_comment(*t) for t in (old, new))
+
+
+def _blank(text: bytes) -> bool:
+    """Whether `text` is blanks and whole comments only."""
+    return not _LITERAL_OR_COMMENT.sub(lambda m: b"" if m[0][:1] == b"/" else m[0], text).strip()
+
+
+def _in_comment(data: bytes, start: int, end: int) -> bool:
+    """Whether `data[start:end]` lies inside one comment's text (its delimiters excluded)."""
+    for m in _LITERAL_OR_COMMENT.finditer(data):
+        if m.start() >= start:
+            return False
+        if m[0][:1] == b"/":
+            opener, closer = 2, 2 if m[0][:2] == b"/*" else 0
+            if m.start() + opener <= start and end <= m.end() - closer:
+                return True
+    return False
+
+
+# String and character literals (a "/*" inside one is no comment) and comments.
+_LITERAL_OR_COMMENT = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
+
 
 @dataclasses.dataclass(frozen=True)
 class TextAt:
@@ -84,16 +114,16 @@ def _field_names(cls: type) -> tuple[str, ...]:
 class _Mover:
     def __init__(self, path: str, first: int, last: int, delta: int) -> None:
         self.path, self.first, self.last, self.delta = path, first, last, delta
-        self.memo: dict[int, object] = {}
+        self.memo: dict[int, tuple[object, object]] = {}
 
     def move(self, value: object) -> object:
         if isinstance(value, str | int | float | bool | type(None)):
             return value
         key = id(value)
         if key in self.memo:
-            return self.memo[key]
+            return self.memo[key][1]
         out = self._move(value)
-        self.memo[key] = out
+        self.memo[key] = (value, out)  # the value kept alive: its id is not reused while memoized
         return out
 
     def _move(self, value: object) -> object:

@@ -539,6 +539,8 @@ def _remapped(
     fa = earlier.analysis
     start = fa.function.range
     remap = Remap(key.path, TextAt(old.text, start.line, start.col), TextAt(src.text, src.line, src.col))
+    if not remap.unseen():  # code changed: the IR cannot be the same
+        return None
     moved_fn = remap.move(fa.function)
     if moved_fn is None or replace(moved_fn, text=fn.text) != fn:
         return None

@@ -68,6 +68,7 @@ from core_compiler.transform.names import PLAIN, Names, free_prefix
 from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
 
 _T: Any = isl.ast_node_type
+BUDGET_EXCEEDED = "maximal number of operations exceeded"  # islpy keeps no error code: the message
 OMP_PRAGMA = "#pragma omp parallel for"
 INDENT = "  "
 
@@ -93,26 +94,59 @@ class CScopCode:
 
 
 @dataclass(frozen=True)
+class KeptScop:
+    """A SCoP whose tiled C isl could not build within its operation budget: its loops stay as
+    written (fuzzer seed 935: the AST of a 3-statement, 6-loop nest)."""
+
+    scop: str
+    function: str
+    range: SourceRange
+    budget: int  # isl's operations per step
+    detail: str  # isl's message
+
+
+@dataclass(frozen=True)
 class CFile:
     source: str
     scops: tuple[CScopCode, ...]
     source_map: SourceMap = field(default_factory=SourceMap)  # lines of `source` -> statements
+    kept: tuple[KeptScop, ...] = ()  # left as written: isl's budget ran out
 
 
 def generate_c(fa: FileAnalysis, text: str, options: COptions | None = None) -> CFile:
-    """`text` (the source `fa` was analysed from) with every SCoP of `fa` replaced."""
+    """`text` (the source `fa` was analysed from) with every SCoP of `fa` replaced, except those
+    isl cannot generate within its budget (`CFile.kept`)."""
     options = options or COptions()
     here = Path(fa.path).resolve()
     taken = frozenset(re.findall(r"[A-Za-z_]\w*", text))
-    chosen = [(f, sa) for f in fa.functions for sa in f.scops if Path(sa.scop.range.file).resolve() == here]
+    found = [(f, sa) for f in fa.functions for sa in f.scops if Path(sa.scop.range.file).resolve() == here]
+    codes = [_tagged_or_kept(sa, options, taken, text) for _, sa in found]
+    kept = tuple(c for c in codes if isinstance(c, KeptScop))
+    chosen = [(f, sa) for (f, sa), c in zip(found, codes, strict=True) if isinstance(c, CScopCode)]
+    tagged = [c for c in codes if isinstance(c, CScopCode)]
     if not chosen:
-        return CFile(text, ())
-    tagged = [_tagged_code(sa, options, taken, text) for _, sa in chosen]
+        return CFile(text, (), kept=kept)
     first_line = min(f.function.range.line for f, _ in chosen)
     preamble = preamble_text(any(p.uses_malloc for p in tagged))
     # Spliced with their tags, untagged once whole: the map's lines are the file's.
     source, smap = untag(splice(text, tagged, first_line, preamble), statement_ranges(sa.scop for _, sa in chosen))
-    return CFile(source, tuple(_untagged(p, sa.scop) for p, (_, sa) in zip(tagged, chosen, strict=True)), smap)
+    scops = tuple(_untagged(p, sa.scop) for p, (_, sa) in zip(tagged, chosen, strict=True))
+    return CFile(source, scops, smap, kept)
+
+
+def _tagged_or_kept(
+    sa: ScopAnalysis, options: COptions, taken: frozenset[str], text: str | None
+) -> CScopCode | KeptScop:
+    """`_tagged_code`, or the SCoP kept as written when isl's operation budget runs out in the
+    scheduler, the tiling or the AST (any other error of isl's is a bug and raises)."""
+    scop = sa.scop
+    try:
+        return _tagged_code(sa, options, taken, text)
+    except isl.Error as e:
+        if BUDGET_EXCEEDED not in str(e):
+            raise
+        scop.ctx.reset_operations()
+        return KeptScop(scop.name, scop.function, scop.range, scop.ctx.get_max_operations(), str(e))
 
 
 def scop_code(
@@ -155,6 +189,7 @@ def _ast(scop: Scop, schedule: isl.Schedule, taken: frozenset[str]) -> isl.AstNo
     of those names (an array ``c1``, say): then ``hx_c0, ...``."""
     counters = Names({**PLAIN.prefixes, "c": free_prefix("c", taken)})
     build, keep = counters.ast_build(scop.context.params()).set_after_each_mark(loop_of_mark)
+    scop.ctx.reset_operations()  # a step of its own: `cpu_program` spent its budget on its AST
     ast = build.node_from_schedule(schedule)
     del keep
     return ast

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from pathlib import Path
 
@@ -9,8 +10,10 @@ import pytest
 
 from core_compiler.analysis import analyze_file
 from core_compiler.frontend import ParseOptions, ir
+from core_compiler.source import SourceRange
 from explorer.errors import Cancelled, UnknownDocument, UnknownFunction, UnknownPass
 from explorer.parsing import FunctionSource, ParsedFile
+from explorer.relocate import Remap, TextAt
 from explorer.settings import Settings
 from explorer.workspace import DocumentAnalysis, TextChange, Workspace, apply_changes, path_for_uri
 
@@ -325,3 +328,32 @@ def test_progress_reports_each_function_in_order(ws: Workspace) -> None:
     result = ws.analyze(URI, progress=lambda partial, left: seen.append(([f.name for f in partial.functions], left)))
     assert seen == [(["matmul"], 2), (["matmul", "dot"], 1), (["matmul", "dot", "prefix_sum"], 0)]
     assert ws.latest(URI) is result
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "unseen"),
+    [
+        ("x = a;", "x =  a;", True),
+        ("x = a;", "x = 1 * a;", False),
+        ("x = a; /* hi */", "x = a; /* hio */", True),
+        ("x = a;\n", "x = a;\n/* k */\n", True),
+        ("x = a; // c\n", "x = a; // cd\n", True),
+        ("x = a; /* c */", "x = a; /* c */ b", False),
+        ("x = a;", "x = a; /*", False),
+    ],
+)
+def test_which_edits_are_worth_moving_an_analysis_through(old: str, new: str, unseen: bool) -> None:
+    assert Remap(PATH, TextAt(old, 3, 5), TextAt(new, 3, 5)).unseen() is unseen
+
+
+def test_ranges_move_through_an_edit_by_their_ends() -> None:
+    """`b` in `x = b;` starts where a space is inserted before it: it moves; `x =` ends there: it
+    stays; a range that contains the insertion grows; one of the edited text cannot move."""
+    remap = Remap(PATH, TextAt("x = b;\ny;", 3, 5), TextAt("x =  b;\ny;", 3, 5))
+    at = functools.partial(SourceRange, PATH)
+    assert remap.move(at(3, 9, 3, 10)) == at(3, 10, 3, 11)
+    assert remap.move(at(3, 5, 3, 8)) == at(3, 5, 3, 8)
+    assert remap.move(at(3, 5, 4, 3)) == at(3, 5, 4, 3)
+    assert remap.move(at(3, 5, 3, 11)) == at(3, 5, 3, 12)
+    assert Remap(PATH, TextAt("x = b;", 3, 5), TextAt("x = c;", 3, 5)).move(at(3, 9, 3, 10)) is None
+    assert remap.move(at(2, 1, 2, 4)) is None  # outside the function: not moved with it

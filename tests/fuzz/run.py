@@ -53,7 +53,14 @@ class Inconclusive(Exception):
     single precision) may cross a branch. Counted with the refusals, not as a mismatch."""
 
 
-REFUSALS = ("Inconclusive", "NotCheckable", "NotDifferentiable", "LayoutError", "Unsupported", "SizesError")
+class NothingReplaced(Exception):
+    """The C target replaced no loop nest: isl's budget ran out generating them (they stay as
+    written, `CpuCodeBudgetExceeded`), or none is modeled at these sizes. Nothing generated was
+    checked; counted with the refusals."""
+
+
+REFUSALS = ("Inconclusive", "NothingReplaced", "NotCheckable", "NotDifferentiable", "LayoutError", "Unsupported",
+            "SizesError")  # fmt: skip
 
 
 @dataclass
@@ -162,15 +169,15 @@ def _plan(program: Program, sizes: list[dict[str, int]], path: str, only: set[st
     f = program.function
     big = sizes[0]
     if "quick" in only:  # the bug hunt's short plan: each back end once, and C at size 0
-        yield "c", "c", big, lambda: _diff(check_c(path, f, big, size_limits=limits))
-        yield "c", "c", sizes[-1], lambda: _diff(check_c(path, f, sizes[-1], size_limits=limits))
+        yield "c", "c", big, lambda: _c(check_c(path, f, big, size_limits=limits))
+        yield "c", "c", sizes[-1], lambda: _c(check_c(path, f, sizes[-1], size_limits=limits))
         yield "llvm", "llvm/1", big, lambda: _llvm(path, f, big, limits, 1, ("tiled",))
         yield "opencl", "opencl", big, lambda: _diff(check_opencl(path, f, big, size_limits=limits))
         return
     if "c" in only:
         for s in sizes:
-            yield "c", "c", s, lambda s=s: _diff(check_c(path, f, s, size_limits=limits))
-        yield "c", "c+omp", big, lambda: _diff(check_c(path, f, big, size_limits=limits, openmp=True))
+            yield "c", "c", s, lambda s=s: _c(check_c(path, f, s, size_limits=limits))
+        yield "c", "c+omp", big, lambda: _c(check_c(path, f, big, size_limits=limits, openmp=True))
     if "llvm" in only:
         one, two = _llvm_variants(program.seed)
         for s in (big, sizes[-1]):
@@ -192,6 +199,12 @@ def _plan(program: Program, sizes: list[dict[str, int]], path: str, only: set[st
 
 def _diff(result) -> str | None:  # type: ignore[no-untyped-def]
     return None if result.ok else result.comparison.report()[-3000:]
+
+
+def _c(result) -> str | None:  # type: ignore[no-untyped-def]
+    if result.ok and result.kernels == 0:
+        raise NothingReplaced(f"no loop nest replaced at {result.params}")
+    return _diff(result)
 
 
 def _llvm_variants(seed: int) -> tuple[tuple[str, ...], tuple[str, ...]]:

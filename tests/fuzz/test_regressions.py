@@ -435,3 +435,75 @@ def test_a_gradient_check_of_values_that_overflow_says_so(tmp_path: Path) -> Non
     for n in (5, 1, 0):
         result = check_gradients(path, "f", ("C",), {"n": n})
         assert result.ok, result.report()
+
+
+# Seed 935 (a crash of the C target at every size: islpy's "maximal number of operations exceeded"
+# out of `isl_ast_build_node_from_schedule`): `generate_c` built its AST on what `cpu_program`,
+# which builds an AST of its own, had left of the SCoP's isl budget. The AST is a step of its own
+# now, with the whole budget; and a nest isl cannot schedule, tile or write out within the budget
+# stays as written, with a `CpuCodeBudgetExceeded` remark, instead of a traceback.
+BUDGET_AST = """void f(int n, float y[2 * n + 3][2 * n + 3], float shared_A[2 * n + 2][2 * n + 3][2 * n + 3], float dev_C[2 * n + 2][2 * n + 2])
+{
+  for (int floor = 1; floor < n + 1; floor++) {
+    dev_C[2 * floor][floor] += 0.5f * y[n - floor + 1][2 * floor];
+    for (int mod = 0; mod < n - floor; mod++) {
+      dev_C[n - mod][n - mod + 1] = 0.375f * shared_A[floor + mod][n - floor][0] + 0.125f * shared_A[floor][floor + 2][mod];
+      for (int l = 0; l < n + 1; l++) {
+        dev_C[n - l][2 * floor] = 0.125f * shared_A[2 * l + 1][2 * l + 2][l] + 0.0625f;
+      }
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    for (int i = 1; i < j + 1; i++) {
+      shared_A[i + j][i][n - j] += 0.375f * shared_A[1][2 * j + 2][n - j + 2];
+      for (int k = n - i; k < j + 1; k++) {
+        shared_A[j + 1][2][n - j] = 0.5f * dev_C[i + 1][j + i] + 0.01f * k;
+        y[k][n - j + 2] += 0.5f * y[j][2] + 0.125f * y[2 * i + 1][k];
+      }
+      shared_A[i][i + j][j + i] = 0.5f * shared_A[i - 1][j][n - j + 1] + 0.5f * y[2 * i + 2][n - j + 2] + 0.0625f + 0.01f * j;
+    }
+  }
+}
+"""
+
+
+@pytest.mark.long  # a minute of isl per size
+def test_c_target_builds_its_ast_with_a_budget_of_its_own(tmp_path: Path) -> None:
+    from core_compiler.runtime.differential import check_c
+
+    path = str(tmp_path / "budget_ast.c")
+    Path(path).write_text(BUDGET_AST)
+    for n in (7, 1, 0):
+        result = check_c(path, "f", {"n": n})
+        assert result.ok and result.kernels == 1, (n, result.comparison.report())
+
+
+SMALL = """void f(int n, double A[n][n], double B[n][n])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      A[i][j] = B[j][i] + A[i][j];
+  for (int i = 0; i < n; i++)
+    B[i][0] = 2.0 * A[i][i];
+}
+"""
+
+
+def test_c_target_keeps_a_nest_as_written_when_isl_gives_up(tmp_path: Path) -> None:
+    from core_compiler.analysis import analyze_file
+    from core_compiler.codegen.c import COptions
+    from core_compiler.compile import compile_c
+
+    path = tmp_path / "small.c"
+    path.write_text(SMALL)
+    fa = analyze_file(str(path), only="f")
+    (sa,) = fa.functions[0].scops
+    sa.scop.ctx.set_max_operations(500)  # too few for the scheduler, the tiling or the AST
+    result = compile_c(fa, COptions())
+    assert result.files == {"small.hexplore.c": SMALL}
+    (remark,) = result.remarks
+    assert remark.name == "CpuCodeBudgetExceeded" and remark.range == sa.scop.range
+    assert "gave up" in remark.message and "500 operations" in remark.message
+    sa.scop.ctx.set_max_operations(4_000_000)
+    (replaced,) = compile_c(fa, COptions()).remarks
+    assert replaced.name == "CpuCode"

@@ -355,6 +355,7 @@ def test_the_small_inputs_reach_most_names(emitted: list[Remark]) -> None:
         "DerivativeNotOneScop",  # a derivative hexplore cannot model again
         "NotInReverseSweep",  # a statement reverse mode cannot map back to its assignment
         "AnalysisBudgetExceeded",
+        "CpuCodeBudgetExceeded",  # isl giving up on the C target (tests/fuzz/test_regressions.py)
         # hostile input, each emitted (and its name checked) by tests/test_hostile_input.py
         "FrontendCrashed",
         "FrontendBudgetExceeded",

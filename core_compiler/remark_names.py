@@ -328,6 +328,12 @@ _entry("KeptOnCpuForCaller", MISSED, ("codegen-cuda",), GPU,
 _entry("CpuCode", PASSED, ("c-codegen",), CPU,
        "`hexplore compile --target c` replaced this loop nest by tiled C; with `--openmp` the "
        "message says how many loops run in parallel (`#pragma omp parallel for`).")  # fmt: skip
+_entry("CpuCodeBudgetExceeded", MISSED, ("c-codegen",), CPU,
+       "`hexplore compile --target c` gave up on this loop nest: the polyhedral library exceeded "
+       "its operation budget while scheduling, tiling or writing out its loops, so the nest stays "
+       "as written in the output (still correct, not tiled).",
+       "Large nests with many statements, divisions or parameters do this. Fixing sizes with `-D`, "
+       "or splitting the nest into several loops, usually helps.")  # fmt: skip
 _entry("TilingNotFaster", MISSED, ("cpu-run",), CPU,
        "On this machine, at these sizes, the tiled loops were not the fastest of the variants "
        "hexplore timed, so it runs the one the message names (untiled, distributed, or the loops "

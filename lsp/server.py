@@ -9,7 +9,7 @@ others'). A newer text (or new settings) makes the running analysis stop at the 
 text; diagnostics are published only for the text that is still current, with its version. A
 document's first analysis publishes as it goes where the file has `PARTIAL_MIN_FUNCTIONS` or more
 (the functions done so far; `_partial_publisher`), so a big file's first diagnostics come after
-its first function.
+its first function; meanwhile a hover on a function done answers from that part.
 Staleness is decided by the workspace's revisions, not by client versions (a version going
 backwards is analysed once, as the newest text).
 
@@ -209,6 +209,7 @@ class HexploreServer(LanguageServer):
         self._background: set[asyncio.Future[None]] = set()
         self.deciding: dict[str, asyncio.Future[None]] = {}  # uri -> its offload decisions' task
         self.decided: dict[str, tuple[int, int]] = {}  # uri -> (revision, decisions) last published
+        self.partial: dict[str, DocumentAnalysis] = {}  # uri -> its first analysis so far, as published
         self._register()
 
     # ------------------------------------------------------------------------- plumbing
@@ -346,6 +347,7 @@ class HexploreServer(LanguageServer):
             if current and uri not in self.dirty and uri not in self.decided:
                 diags = diagnostics.diagnostics(partial, self._index(partial.document.text))
                 self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags, partial.version))
+                self.partial[uri] = partial
 
     def _publish(self, analysis: DocumentAnalysis) -> None:
         """The analysis' diagnostics with the offload decisions known for it; the missing
@@ -357,6 +359,7 @@ class HexploreServer(LanguageServer):
             types.PublishDiagnosticsParams(analysis.uri, diags, analysis.version)
         )
         self.decided[analysis.uri] = (analysis.document.revision, len(decisions))
+        self.partial.pop(analysis.uri, None)
         self._decide_soon(analysis.uri)
 
     # ------------------------------------------------------------------------- offload decisions
@@ -420,6 +423,20 @@ class HexploreServer(LanguageServer):
                 self._schedule(uri)
                 task = self.tasks[uri]
             await asyncio.shield(task)  # ends with an analysis, a failure, or the document closed
+
+    def _partial_snapshot(self, uri: str, pos: types.Position) -> Snapshot | None:
+        """While a document's first analysis runs: its published part, where the function at
+        `pos` is done (a hover on it need not wait for the whole file), else None."""
+        partial = self.partial.get(uri)
+        if partial is None or self.explorer.latest(uri) is not None:
+            return None
+        doc = self._document(uri)
+        if doc.revision != partial.document.revision:
+            return None
+        line, _ = self._index(partial.document.text).core_position(pos)
+        if not any(f.analysis.function.range.line <= line <= f.analysis.function.range.end_line for f in partial.functions):
+            return None
+        return Snapshot(partial, doc, self.edits.setdefault(uri, EditLog()))
 
     def _document(self, uri: str) -> Document:
         try:
@@ -531,6 +548,7 @@ class HexploreServer(LanguageServer):
         self.edits.pop(uri, None)
         self.failed.pop(uri, None)
         self.decided.pop(uri, None)
+        self.partial.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     async def on_configuration(self, params: types.DidChangeConfigurationParams) -> None:
@@ -551,7 +569,8 @@ class HexploreServer(LanguageServer):
     # ------------------------------------------------------------------------- features
 
     async def on_hover(self, params: types.HoverParams) -> types.Hover | None:
-        snap = await self.snapshot(params.text_document.uri)
+        uri = params.text_document.uri
+        snap = self._partial_snapshot(uri, params.position) or await self.snapshot(uri)
         analysis, position = snap.analysis, snap.position(params.position)
         formats = self._capability("text_document.hover.content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats

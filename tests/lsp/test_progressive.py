@@ -33,6 +33,7 @@ def _server(published: list[types.PublishDiagnosticsParams]) -> HexploreServer:
     server.text_document_publish_diagnostics = published.append  # type: ignore[method-assign]
     server._index = lambda text: LineIndex(text, "utf-16")  # type: ignore[method-assign]
     server._decide_soon = lambda uri: None  # type: ignore[method-assign]  # no back end here
+    server.protocol.client_capabilities = types.ClientCapabilities()  # as initialize would set
     return server
 
 
@@ -77,4 +78,32 @@ async def test_a_small_file_publishes_once(monkeypatch: pytest.MonkeyPatch) -> N
     server._schedule(URI)
     await server.tasks[URI]
     assert len(published) == 1 and published[0].diagnostics == _final(server)
+    server.on_shutdown(None)
+
+
+class _Stop(Exception):
+    pass
+
+
+async def test_a_hover_on_a_function_done_answers_before_the_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first analysis stopped after its first function (as if still running): a hover there
+    answers from what was published; one on a later function waits for an analysis of it."""
+    published: list[types.PublishDiagnosticsParams] = []
+    server = _server(published)
+    server.explorer.open(URI, TEXT, version=1)
+
+    def first(partial: Any, left: int) -> None:
+        server._publish_partial(partial)
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        server.explorer.analyze(URI, progress=first)
+    assert len(published) == 1 and server.explorer.latest(URI) is None
+    doc = types.TextDocumentIdentifier(URI)
+    found = await server.on_hover(types.HoverParams(doc, types.Position(2, 2)))  # f0's loop
+    assert found is not None and "loop `i`" in str(found.contents) and server.analyses == 0
+    later = types.Position(2 + 3 * len(FUNCTION.splitlines()), 2)  # f3's loop: not analysed yet
+    found = await server.on_hover(types.HoverParams(doc, later))
+    assert found is not None and "loop `i`" in str(found.contents) and server.analyses == 1
+    assert server.partial == {}  # the complete analysis replaced it
     server.on_shutdown(None)

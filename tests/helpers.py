@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from core_compiler.analysis import FileAnalysis, ScopAnalysis, analyze_file
 from core_compiler.remarks import Remark
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
+from core_compiler.runtime.cpu_variants import LlvmCpuResult, check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.source import SourceRange
 
@@ -41,11 +43,25 @@ def only_scop(path: str, function: str) -> ScopAnalysis:
     return sa
 
 
+# The schedules a feature test checks its function under on the LLVM CPU path (`check_cpu`): the
+# default (tiled), register tiles over the untiled loops (statements copied with shifted
+# iterators), the tilable band (skewed iterators) and the distributed nests (statements apart),
+# where the last two differ from the default. tests/llvm/ races every variant on the suite
+# kernels, and `make test-long` does here too.
+FEATURE_VARIANTS = ("tiled", "untiled+jam2", "tilable", "distributed")
+
+
+def check_cpu(path: str, function: str, params: Mapping[str, int], **options: Any) -> LlvmCpuResult:
+    """`check_llvm_cpu` over `FEATURE_VARIANTS` (every variant in the long tier)."""
+    variants = None if os.environ.get("HEXPLORE_LONG") else FEATURE_VARIANTS
+    return check_llvm_cpu(path, function, params, variants=variants, **options)
+
+
 def runs_everywhere(path: str, function: str, sizes: Sequence[Mapping[str, int]]) -> None:
     """`function` matches the original on the LLVM CPU (2 threads) and as generated C at each of
     `sizes`, and on OpenCL (PoCL) at the first."""
     for values in sizes:
-        cpu = check_llvm_cpu(path, function, values, threads=2)
+        cpu = check_cpu(path, function, values, threads=2)
         assert cpu.ok, f"{values}\n{cpu.report()}"
         c = check_c(path, function, values)
         assert c.ok, f"{values}\n{c.comparison.report()}"

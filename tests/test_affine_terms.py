@@ -19,10 +19,9 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.codegen.statements import affine_c
 from core_compiler.compile import compile_file
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.scop.affine import Affine, FloorDiv, Mod, WrapMod
-from tests.helpers import analyze, nvcc_compiles
+from tests.helpers import analyze, check_cpu, nvcc_compiles
 
 SOURCE = """
 void half(int n, double A[n], double B[n]) {
@@ -103,7 +102,7 @@ def test_the_printer_substitutes_on_the_tree() -> None:
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_llvm_cpu_matches(source: str, function: str) -> None:
     for values in SIZES:
-        cpu = check_llvm_cpu(source, function, values, threads=2)
+        cpu = check_cpu(source, function, values, threads=2)
         assert cpu.ok, f"{values}\n{cpu.report()}"
 
 

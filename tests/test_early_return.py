@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from core_compiler.errors import NotCheckable
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
-from tests.helpers import analyze, named, range_of, runs_everywhere
+from tests.helpers import analyze, check_cpu, named, range_of, runs_everywhere
 
 GUARDS = """
 #include <stddef.h>
@@ -58,7 +57,7 @@ def test_guarded_functions_run_and_match_on_both_sides_of_the_guard(tmp_path: Pa
     path = tmp_path / "guards.c"
     path.write_text(GUARDS)
     for n in (0, 1, 3, 4, 37, 101):
-        cpu = check_llvm_cpu(str(path), function, {"n": n}, threads=2)
+        cpu = check_cpu(str(path), function, {"n": n}, threads=2)
         assert cpu.ok, f"n={n}\n{cpu.report()}"
     gpu = check_opencl(str(path), function, {"n": 37})
     assert gpu.ok, gpu.comparison.report()
@@ -90,4 +89,4 @@ def test_a_function_returning_a_value_early_runs_where_its_loops_do(tmp_path: Pa
     path.write_text(VALUE_GUARDS)
     runs_everywhere(str(path), function, [{"n": 37}, {"n": 1}])
     with pytest.raises(NotCheckable, match=f"at these sizes `{function}` returns at line"):
-        check_llvm_cpu(str(path), function, {"n": 0})
+        check_cpu(str(path), function, {"n": 0})

@@ -12,11 +12,10 @@ import pytest
 
 from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.pipeline import GpuOptions, gpu_program
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
 from core_compiler.transform.gpu_mapping import MappingOptions
 from core_compiler.transform.memory import MemoryOptions
-from tests.helpers import only_scop
+from tests.helpers import check_cpu, only_scop
 
 SOURCE = """
 void shift(int n, double u[n], double v[n]) {
@@ -58,7 +57,7 @@ def test_a_read_under_a_condition_happens_only_where_it_holds(path: str) -> None
 def test_boundary_code_runs_and_matches_the_original(path: str, function: str) -> None:
     for n in (37, 1, 0):
         params = {"n": n, "m": n + 3} if function == "edge" else {"n": n}
-        cpu = check_llvm_cpu(path, function, params, threads=2)
+        cpu = check_cpu(path, function, params, threads=2)
         assert cpu.ok, cpu.report()
         device = check_opencl(path, function, params)
         assert device.ok, device.comparison.report()

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from core_compiler.compile import compile_file
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
-from tests.helpers import analyze, named, nvcc_compiles
+from tests.helpers import analyze, check_cpu, named, nvcc_compiles
 
 LOCALS = """
 void inner(int n, double A[n][8], double out[n]) {
@@ -68,7 +67,7 @@ def test_local_arrays_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "locals.c"
     path.write_text(LOCALS)
     for n in (37, 1, 0):
-        cpu = check_llvm_cpu(str(path), function, {"n": n}, threads=2)
+        cpu = check_cpu(str(path), function, {"n": n}, threads=2)
         assert cpu.ok, f"n={n}\n{cpu.report()}"
         c = check_c(str(path), function, {"n": n})
         assert c.ok, f"n={n}\n{c.comparison.report()}"
@@ -101,7 +100,7 @@ def test_a_table_with_initial_values_keeps_them(tmp_path: Path) -> None:
     path.write_text(TABLE)
     c = check_c(str(path), "smooth", {"n": 37})  # the generated loops read the function's `w`
     assert c.ok, c.comparison.report()
-    cpu = check_llvm_cpu(str(path), "smooth", {"n": 37})  # its values are `w`'s input (`test_globals`)
+    cpu = check_cpu(str(path), "smooth", {"n": 37})  # its values are `w`'s input (`test_globals`)
     assert cpu.ok, cpu.report()
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
-from tests.helpers import only_scop
+from tests.helpers import check_cpu, only_scop
 
 SOURCE = """
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -82,7 +81,7 @@ def test_a_clamped_subscript_reads_each_element_on_its_side(path: str) -> None:
 @pytest.mark.parametrize("function", ["blocked", "hand_tiled", "band", "clamp", "down"])
 def test_min_and_max_code_matches_the_original(path: str, function: str) -> None:
     for n in (70, 33, 1, 0):
-        cpu = check_llvm_cpu(path, function, {"n": n}, threads=2)
+        cpu = check_cpu(path, function, {"n": n}, threads=2)
         assert cpu.ok, cpu.report()
     device = check_opencl(path, function, {"n": 37})
     assert device.ok, device.comparison.report()

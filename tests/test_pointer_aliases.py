@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
-from tests.helpers import analyze, named, range_of
+from tests.helpers import analyze, check_cpu, named, range_of
 
 ALIASED = """
 void row_add(int n, int m, double *A, const double *v) {
@@ -145,7 +144,7 @@ def test_aliased_nests_run_and_match(tmp_path: Path, function: str) -> None:
     path = tmp_path / "aliased.c"
     path.write_text(ALIASED)
     for sizes in SIZES:
-        cpu = check_llvm_cpu(str(path), function, sizes, threads=2)
+        cpu = check_cpu(str(path), function, sizes, threads=2)
         assert cpu.ok, f"{sizes}\n{cpu.report()}"
     gpu = check_opencl(str(path), function, SIZES[0])
     assert gpu.ok, gpu.comparison.report()

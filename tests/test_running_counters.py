@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
-from tests.helpers import analyze, named, range_of
+from tests.helpers import analyze, check_cpu, named, range_of
 
 COUNTERS = """
 void running_offset(int n, double *a) {
@@ -82,7 +81,7 @@ def test_counters_run_and_match(counters: str, function: str) -> None:
     for sizes in SIZES:
         c = check_c(counters, function, sizes)
         assert c.ok, f"{sizes}\n{c.comparison.report()}"
-    cpu = check_llvm_cpu(counters, function, SIZES[0], threads=2)
+    cpu = check_cpu(counters, function, SIZES[0], threads=2)
     assert cpu.ok, cpu.report()
     gpu = check_opencl(counters, function, SIZES[0])
     assert gpu.ok, gpu.comparison.report()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -24,7 +24,7 @@ from core_compiler.codegen.ast_print import evaluate
 from core_compiler.codegen.statements import array_layouts
 from core_compiler.errors import HexploreError, LayoutError
 from core_compiler.frontend import ParseOptions
-from core_compiler.llvm.cpu_lowering import lower_cpu, optimized_ast, original_ast
+from core_compiler.llvm.cpu_lowering import CpuModule, lower_cpu, optimized_ast, original_ast
 from core_compiler.llvm.jit import JitFunction, jit_compile, max_threads, scalar_dtype, set_threads
 from core_compiler.remarks import Remark, RemarkKind
 from core_compiler.runtime.budget import TimeLimit
@@ -44,7 +44,7 @@ from core_compiler.runtime.differential import (
 from core_compiler.runtime.footprint import fit_layout
 from core_compiler.runtime.inputs import aligned_empty, make_inputs
 from core_compiler.runtime.proxy import proxy_sizes
-from core_compiler.runtime.reference import BuildOptions, run_reference
+from core_compiler.runtime.reference import BuildOptions, build_reference, run_reference
 from core_compiler.runtime.signature import Layout, compute_layout, macro_defines
 from core_compiler.runtime.tuning import Tuned
 from core_compiler.scop.affine import isl_name
@@ -122,7 +122,13 @@ def compile_original(case: CpuCase) -> JitFunction:
     scop = case.analysis.scop
     name = f"{scop.function}_s{scop.index}_original"
     ast = original_ast(scop, case.analysis.deps.union())
-    return jit_compile(lower_cpu(scop, ast, name, parallel=False, source_order=True))
+    return _jit(case, lower_cpu(scop, ast, name, parallel=False, source_order=True))
+
+
+def _jit(case: CpuCase, module: CpuModule) -> JitFunction:
+    """`module` compiled; the functions its opaque calls call come from the original's build."""
+    library = build_reference(case.path, case.layout, externals=module.externals).path if module.externals else None
+    return jit_compile(module, library)
 
 
 def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOptions | None = None,
@@ -138,7 +144,7 @@ def compile_optimized(case: CpuCase, parallel: bool = True, schedule: ScheduleOp
         suffix += "_tilable"
     if schedule is not None and schedule.fusion == "min":
         suffix += "_distributed"
-    return jit_compile(lower_cpu(scop, ast, f"{scop.function}_s{scop.index}_{suffix}", parallel=parallel))
+    return _jit(case, lower_cpu(scop, ast, f"{scop.function}_s{scop.index}_{suffix}", parallel=parallel))
 
 
 # ------------------------------------------------------------------------- choosing a variant
@@ -169,16 +175,18 @@ RACE_ORDER = (
 SLOW_CALL_S = 0.2  # a variant whose first call takes this long is timed by it: no rounds
 
 
-def case_variants(case: CpuCase) -> tuple[str, ...]:
-    """The `VARIANTS` that differ for this SCoP: the tilable and distributed ones only where
-    their schedule is not the default one."""
+def case_variants(case: CpuCase, only: Collection[str] | None = None) -> tuple[str, ...]:
+    """The `VARIANTS` (or those of them in `only`) that differ for this SCoP: the tilable and
+    distributed ones only where their schedule is not the default one."""
+    wanted = [v for v in VARIANTS if only is None or v in only]
     scop, deps = case.analysis.scop, case.analysis.deps
     default = compute_schedule(scop, deps).get_map()
     same = {
         prefix: default.is_equal(compute_schedule(scop, deps, options).get_map())
         for prefix, options in (("tilable", TILABLE), ("distributed", DISTRIBUTED))
+        if any(v.partition("+")[0] == prefix for v in wanted)
     }
-    return tuple(v for v in VARIANTS if not same.get(v.partition("+")[0], False))
+    return tuple(v for v in wanted if not same.get(v.partition("+")[0], False))
 
 
 @dataclass(frozen=True)
@@ -379,6 +387,7 @@ def _arrays(arrays: Arrays) -> Arrays:
 def race_variants(
     case: CpuCase, parallel: bool, budget_s: float, check: Callable[[Arrays], R], counts: Callable[[R], bool],
     proxy: Callable[[float], CpuCase | None] | None = None, hint_s: float = 0.0, deadline: float = math.inf,
+    only: Collection[str] | None = None,
 ) -> tuple[JitFunction, VariantChoice, dict[str, R]]:  # fmt: skip
     """`choose_variant`, with each variant's arrays made `check(arrays)` as soon as it has run
     (they are not kept: at large sizes each variant's would take as much memory as the inputs);
@@ -391,12 +400,13 @@ def race_variants(
     finishes then, `NoVariantInTime`. Where the budget cannot afford a call of every variant at
     full size — judged from `hint_s` before the first, from the slowest so far after —
     `proxy(ratio)` (a case at sizes doing about `ratio` of the work, `proxy.proxy_sizes`) ranks
-    them first (`_by_proxy`)."""
+    them first (`_by_proxy`). With `only`, the race runs those of the variants alone."""
     threads = max_threads()
     parallel = parallel and threads > 1
     clock = _Clock(budget_s, deadline)
     calls = _Calls(check, hint_s >= FORK_HINT_S and can_fork(), hint_s or math.inf)
-    candidates = [v for v in RACE_ORDER if v in case_variants(case)]
+    differ = case_variants(case, only)
+    candidates = [v for v in RACE_ORDER if v in differ]
     f = _field(case, candidates, parallel, clock, calls, proxy, hint_s)
     if not f.entries:
         f = _fallback(case, candidates, f, parallel, clock, calls, hint_s)
@@ -835,12 +845,14 @@ def check_llvm_cpu(
     *,
     limit: TimeLimit | None = None,
     tuned: Tuned | None = None,
+    variants: Collection[str] | None = None,
 ) -> LlvmCpuResult:
     """Every JIT'd variant the race tries against the C compiler's build of the original, each as
     soon as it has run, and the fastest that matches (`race_variants`) timed again; `threads`
     sets OpenMP's. A `limit` (the run's) time-boxes the race (`TimeLimit.race_budget`); without
     one every variant is tried. With `tuned` (a tuning cache record) the variant it names runs
-    alone, checked the same way (`run_tuned`), unless it cannot be built."""
+    alone, checked the same way (`run_tuned`), unless it cannot be built. `variants` narrows
+    the race to those (the feature tests check the default schedule and a few others)."""
     case = prepare(path, function, params, size_limits, parse)
     expected = run_reference(path, case.layout, case.inputs, options=reference, rounds=4)  # as `_race` times
     if threads is not None:
@@ -856,7 +868,7 @@ def check_llvm_cpu(
     if picked is None:
         budget = limit.race_budget(hint) if limit is not None else math.inf
         proxy = proxy_of(case, params, size_limits, parse)
-        picked = race_variants(case, parallel, budget, check, _matches, proxy, hint, deadline)
+        picked = race_variants(case, parallel, budget, check, _matches, proxy, hint, deadline, variants)
     jit, choice, results = picked
     if choice.runs_s >= SLOW_CALL_S:  # timed by one call already: another would cost as much
         seconds = choice.runs_s

@@ -32,6 +32,7 @@ from core_compiler.tune.space import Config, Space, cpu_space, cpu_tiles, opencl
 DEFAULT_GRACE_S = 300.0  # the default candidate's time past the budget, where it needs it (a worker's first preparation)
 SEED_VARIANTS = 4
 RUNOFF = 3  # the fastest configurations of a search timed again against the default
+MODEL_SEEDS = 3  # the cost model's cheapest configurations in the first population
 RUNOFF_ROUNDS = 2  # CPU seeds: the race's likeliest winners (`cpu_variants.RACE_ORDER`), at default tiles
 
 
@@ -45,6 +46,7 @@ class TuneOptions:
     one_thread: bool = False  # cpu: only one-thread candidates (tune for one core)
     population: int = 0  # 0: twice the jobs, at least 6
     store: bool = True  # write the records
+    model_seeds: bool = True  # opencl: the cost model's cheapest picks in the first population (`model_seeds.py`)
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def tune(task: Task, options: TuneOptions = TuneOptions(), on_trial: Callable[[T
     start; the default candidate is measured even past it, `DEFAULT_GRACE_S`) and record
     the fastest configuration that matches the original. Raises what preparing the function
     raises (`NotCheckable`, ...) before any candidate runs."""
-    space, seeds = space_for(task, options.one_thread)
+    space, seeds = space_for(task, options.one_thread, _model_budget(options))
     if engine is not None:
         return _tune(task, space, seeds, options, on_trial, engine)
     with open_engine(options.engine, options.jobs, options.address) as opened:
@@ -150,9 +152,17 @@ def _runoff(result: SearchResult, engine: Engine, task: Task) -> SearchResult:
 # ------------------------------------------------------------------------------ spaces
 
 
-def space_for(task: Task, one_thread: bool = False) -> tuple[Space, list[Config]]:
-    """The task's space and the seeds of its search."""
-    return _cpu_space(task, one_thread) if task.target == "cpu" else _opencl_space(task)
+def space_for(task: Task, one_thread: bool = False, model_s: float = 0.0) -> tuple[Space, list[Config]]:
+    """The task's space and the seeds of its search; on OpenCL with `model_s` > 0, the cost
+    model's picks first (priced for at most that many seconds)."""
+    return _cpu_space(task, one_thread) if task.target == "cpu" else _opencl_space(task, model_s)
+
+
+def _model_budget(options: TuneOptions) -> float:
+    """Seconds for the cost model's seeds: a third of the budget, at most `MODEL_BUDGET_S`."""
+    from core_compiler.tune.model_seeds import MODEL_BUDGET_S
+
+    return min(MODEL_BUDGET_S, options.budget_s / 3) if options.model_seeds else 0.0
 
 
 def _cpu_space(task: Task, one_thread: bool) -> tuple[Space, list[Config]]:
@@ -160,7 +170,8 @@ def _cpu_space(task: Task, one_thread: bool) -> tuple[Space, list[Config]]:
     from core_compiler.transform.schedule import compute_schedule
 
     case = prepare(task.path, task.function, task.sizes, parse=task.parse)
-    variants = tuple(v for v in RACE_ORDER if v in case_variants(case))
+    differ = case_variants(case)
+    variants = tuple(v for v in RACE_ORDER if v in differ)
     scop = case.analysis.scop
     band = _widest_permutable_band(compute_schedule(scop, case.analysis.deps))
     space = cpu_space(variants, band, cores(task), tuple(v for v in variants if v in TILED), one_thread)
@@ -180,8 +191,9 @@ def _widest_permutable_band(schedule: isl.Schedule) -> int:
     return min(widest[0], 3)
 
 
-def _opencl_space(task: Task) -> tuple[Space, list[Config]]:
+def _opencl_space(task: Task, model_s: float = 0.0) -> tuple[Space, list[Config]]:
     from core_compiler.runtime.differential import device_case
+    from core_compiler.tune.model_seeds import model_seeds
 
     case = device_case(task.path, task.function, task.sizes, parse=task.parse)
     kernels = [k for k in case.program.gpu.kernels if k.parallel]
@@ -191,6 +203,9 @@ def _opencl_space(task: Task) -> tuple[Space, list[Config]]:
     explicit = space.default.with_(mapping="explicit")
     seeds = [space.normal(explicit), space.normal(space.default.with_(shared=False)),
              space.normal(explicit.with_(**{c.name: 16 for c in space.choices if c.name.startswith("tile")}))]  # fmt: skip
+    if model_s > 0:
+        picked, _ = model_seeds(case.values.scop, space, task.sizes, MODEL_SEEDS, model_s)
+        seeds = [*picked, *seeds]
     return space, [s for s in seeds if space.fits(s)]
 
 

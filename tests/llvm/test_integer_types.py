@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from core_compiler.llvm.c_types import canonical
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_opencl
+from tests.helpers import check_cpu
 
 SOURCE = """
 void hash(int n, const unsigned int a[n], unsigned int h[n]) {
@@ -48,7 +48,7 @@ def test_unsigned_and_narrow_elements_match_gcc(tmp_path: Path, function: str) -
     path = tmp_path / "ints.c"
     path.write_text(SOURCE)
     for n in (37, 1, 0):
-        cpu = check_llvm_cpu(str(path), function, {"n": n})
+        cpu = check_cpu(str(path), function, {"n": n})
         assert cpu.ok, cpu.report()
     device = check_opencl(str(path), function, {"n": 37})
     assert device.ok, device.comparison.report()

@@ -19,9 +19,10 @@ import islpy as isl
 import pytest
 
 from core_compiler.llvm.cpu_lowering import lower_cpu, original_ast
-from core_compiler.runtime.cpu_variants import check_llvm_cpu, prepare
+from core_compiler.runtime.cpu_variants import prepare
 from core_compiler.transform.invariant import InvariantElement, LoopFacts
 from tests.conftest import KERNELS
+from tests.helpers import check_cpu
 
 _T: Any = isl.ast_node_type
 
@@ -118,11 +119,11 @@ def test_solve_keeps_a_i_in_a_register(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("n", [0, 1, 2, 33])
 def test_solve_matches_gcc(tmp_path: Path, n: int) -> None:
-    result = check_llvm_cpu(_write(tmp_path, "solve", SOLVE), "solve", {"n": n})
+    result = check_cpu(_write(tmp_path, "solve", SOLVE), "solve", {"n": n})
     assert result.ok, result.report()
 
 
 @pytest.mark.parametrize(("t", "n"), [(0, 5), (1, 1), (3, 37)])
 def test_a_parallel_loop_inside_reads_the_element_from_memory(tmp_path: Path, t: int, n: int) -> None:
-    result = check_llvm_cpu(_write(tmp_path, "inner", INNER_PARALLEL), "inner_parallel", {"t": t, "n": n})
+    result = check_cpu(_write(tmp_path, "inner", INNER_PARALLEL), "inner_parallel", {"t": t, "n": n})
     assert result.ok, result.report()

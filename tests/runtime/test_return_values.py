@@ -10,10 +10,11 @@ import pytest
 
 from core_compiler.errors import NotCheckable
 from core_compiler.runtime.compare import compare_arrays
-from core_compiler.runtime.cpu_variants import check_llvm_cpu, compile_variant, prepare, run_jit
+from core_compiler.runtime.cpu_variants import compile_variant, prepare, run_jit
 from core_compiler.runtime.differential import check_device, reference_outputs
 from core_compiler.runtime.gpu_opencl import OpenCLRuntime
 from core_compiler.runtime.reference import run_reference
+from tests.helpers import check_cpu
 
 BLAS = """
 #include <math.h>
@@ -65,7 +66,7 @@ def path(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.mark.parametrize("function", ["ddot", "dnrm2", "sasum", "last", "ddot_out"])
 def test_the_return_value_is_checked_on_the_cpu_and_on_opencl(path: str, function: str) -> None:
     for n in (37, 1) if function == "last" else (37, 1, 0):
-        cpu = check_llvm_cpu(path, function, {"n": n}, threads=2)
+        cpu = check_cpu(path, function, {"n": n}, threads=2)
         checked = "out" if function == "ddot_out" else "return"  # `*out = s` is `out[0] = s`, in the SCoP
         assert cpu.ok and all(checked in {a.name for a in c.arrays} for c in cpu.variants.values()), cpu.report()
         runtime = OpenCLRuntime()
@@ -98,4 +99,4 @@ def test_a_size_computed_before_the_loops_is_given_its_value(tmp_path: Path) -> 
     path.write_text("void half(int n, double *a) {\n  const int h = n / 2;\n  for (int i = 0; i < h; i++)\n    a[i] = a[i + h] - a[i];\n}\n")
     assert prepare(str(path), "half", {"n": 37}).ints["h"] == 18
     for n in (37, 1, 0):
-        assert check_llvm_cpu(str(path), "half", {"n": n}).ok
+        assert check_cpu(str(path), "half", {"n": n}).ok

@@ -10,9 +10,9 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.errors import NotCheckable
 from core_compiler.runtime import LayoutError, layout_for_source, macro_defines, make_inputs
-from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.footprint import check_footprint, default_sizes, fit_layout
 from core_compiler.runtime.signature import ArraySlot, ScalarSlot
+from tests.helpers import check_cpu
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 
@@ -140,7 +140,7 @@ def test_pointers_get_room_for_what_the_loops_touch(tmp_path: Path) -> None:
     assert [fitted.slot(x).shape for x in "abc"] == [(37 * 37,)] * 3
     check_footprint(fn.scops[0].scop, fitted)
     for n in (37, 1, 0):
-        result = check_llvm_cpu(str(path), "matmul_flat", {"n": n}, threads=2)
+        result = check_cpu(str(path), "matmul_flat", {"n": n}, threads=2)
         assert result.ok, result.report()
 
 
@@ -164,7 +164,7 @@ def test_integers_that_are_values_do_not_size_the_pointers(tmp_path: Path) -> No
         make_inputs(guess)
     fitted = fit_layout(fn.function, fn.scops, guess)
     assert [fitted.slot(x).shape for x in "ab"] == [(100,), (100,)]
-    result = check_llvm_cpu(str(path), "scaled", values, threads=2)
+    result = check_cpu(str(path), "scaled", values, threads=2)
     assert result.ok, result.report()
 
 

@@ -358,7 +358,7 @@ def scop_remarks(sa: ScopAnalysis) -> list[Remark]:
             analysis(
                 "dependences",
                 "Reduction",
-                f"`{stmt.info.node.target}` is a `{red.op}` reduction over loop(s) {loops}",
+                f"`{stmt.info.assignment.target}` is a `{red.op}` reduction over loop(s) {loops}",
                 stmt.range,
                 fn,
                 statement=red.statement,

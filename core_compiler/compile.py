@@ -121,7 +121,7 @@ def _compile_scop(
         mapped = run_passes(ScopUnit(sa, name), options.passes())
         worth = offload_decision(mapped.need("gpu"))
     out.remarks.append(worth.remark)
-    if worth.decision == "cpu" and not always:
+    if worth.decision == "cpu" and (not always or worth.remark.name == "HostCall"):
         return
     codegen: CudaCodegen | OpenclCodegen = OpenclCodegen()
     host_name = host_function_name(sa, out.taken) if split else None

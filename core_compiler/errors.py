@@ -108,6 +108,11 @@ class BuildError(UsageError):
     output."""
 
 
+class HostOnly(UsageError):
+    """The loop nest calls a function of the program (an opaque call): GPU code cannot, so it
+    has no GPU schedule or kernels."""
+
+
 class OpenCLError(UsageError):
     """No PoCL device, a program that does not build, or a launch that breaks OpenCL's rules."""
 

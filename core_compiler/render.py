@@ -75,7 +75,7 @@ def scop_model(scop: Scop) -> str:
         dims = "".join(f"[{'?' if e is None else e.isl()}]" for e in a.extents)
         out.append(f"  array {a.elem_type} {a.name}{dims} ({a.kind})")
     for s in scop.statements:
-        out.append(f"  {s.name}: {s.info.node.target} {s.info.node.op} {s.info.node.value}")
+        out.append(f"  {s.name}: {s.info.text}")
         out.append(f"    domain:   {s.domain}")
         out.append(f"    schedule: {s.schedule}")
         out += [f"    read:     {acc.relation}" for acc in s.reads]

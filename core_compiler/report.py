@@ -62,7 +62,7 @@ def scop_json(sa: ScopAnalysis) -> dict[str, object]:
             {
                 "name": s.name,
                 "range": s.range.to_json(),
-                "text": f"{s.info.node.target} {s.info.node.op} {s.info.node.value}",
+                "text": s.info.text,
                 "iterators": list(s.iterators),
                 "domain": str(s.domain),
                 "schedule": str(s.schedule),
@@ -162,7 +162,7 @@ def _scop_text(sa: ScopAnalysis) -> list[str]:
         f"scop lines {scop.range.line}-{scop.range.end_line}, parameters [{', '.join(scop.params)}]"
     ]
     for s in scop.statements:
-        out.append(f"  {s.name} (line {s.range.line}): {s.info.node.target} {s.info.node.op} {s.info.node.value}")
+        out.append(f"  {s.name} (line {s.range.line}): {s.info.text}")
         out.append(f"    domain {s.domain}")
         out += [f"    read   {a.relation}" for a in s.reads]
         out += [f"    write  {a.relation}" for a in s.writes]

@@ -118,6 +118,8 @@ def _leaf(sa: ScopAnalysis, names: Sequence[str]) -> ScheduleNode:
         return ScheduleNode("leaf", ", ".join(names))
     s = sa.scop.statement(names[0])
     node = s.info.node
+    if not isinstance(node, ir.Assign):  # an opaque call
+        return ScheduleNode("leaf", f"{s.name}: {s.info.text}", range=s.range)
     value = str(node.value)
     if isinstance(node.value, ir.Binary | ir.Unary | ir.Cast | ir.Ternary):
         value = value[1:-1]  # these print wrapped in one pair of parentheses

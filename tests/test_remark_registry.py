@@ -306,6 +306,10 @@ static void bump(double *a, int i) { a[i] += 1.0; }
 void bumps(int n, double *a) {
   for (int i = 0; i < n; i++) bump(a, i);
 }
+__attribute__((noinline)) void log_row(int i, double *a) { a[i] += 1.0; }
+void opaque_call(int n, double *a) {
+  for (int i = 0; i < n; i++) log_row(i, a);
+}
 void report(double *p);
 void more_than_a_nest(int n, double A[n][n], double B[n][n]) {
   for (int i = 0; i < n; i++)

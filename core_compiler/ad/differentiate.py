@@ -152,6 +152,7 @@ def _whole_function(fn: ir.Function) -> RegionInfo:
         body = body[:-1]
     result = check_region(fn, body, symbols) if body else []
     if isinstance(result, RegionInfo):
+        _no_opaque_calls(fn, result)
         return result
     remarks = tuple(
         missed(PASS, p.reason, f"cannot differentiate `{fn.name}`: {p.message}", p.range, fn.name)
@@ -162,6 +163,19 @@ def _whole_function(fn: ir.Function) -> RegionInfo:
         f"`{fn.name}` is not one static-control part (SCoP), which differentiation needs: {why}",
         remarks,
     )
+
+
+def _no_opaque_calls(fn: ir.Function, region: RegionInfo) -> None:
+    """`NotDifferentiable` where the function calls a function whose body hexplore does not see
+    (`OpaqueCall`): what it computes, and so its derivative, is unknown."""
+    call = next((c for s in region.statements if (c := s.call) is not None), None)
+    if call is None:
+        return
+    message = (
+        f"cannot differentiate `{fn.name}`: it calls `{call.name}`, whose body hexplore does not see, so "
+        "the derivative of what it does is unknown"
+    )
+    raise NotDifferentiable(message, (missed(PASS, "ImpureCall", message, call.range, fn.name, callee=call.name),))
 
 
 def _activity_remark(ctx: Context) -> Remark:

@@ -43,7 +43,7 @@ class Context:
             _declared(self.fn.body)) | frozenset(loops))  # fmt: skip
         self.statements: dict[int, Statement] = {}
         by_node = {id(s.info.node): s for s in self.scop.statements}
-        by_range = {(s.info.node.range, _target_name(s.info.node.target)): s for s in self.scop.statements}
+        by_range = {(s.info.node.range, _target_name(s.info.assignment.target)): s for s in self.scop.statements}
         for node in (*_assignments(self.fn.body), *_assignments(self.body)):
             if isinstance(node, ir.Assign):
                 st = by_node.get(id(node))
@@ -89,7 +89,7 @@ class Context:
             return node.target, node.op, node.value
         assert node.init is not None
         st = self.statements.get(id(node))
-        target = st.info.node.target if st is not None else ir.Var(node.name, node.range, node.type)
+        target = st.info.assignment.target if st is not None else ir.Var(node.name, node.range, node.type)
         return target, "=", node.init
 
     def declaration(self, typ: ir.CType, name: str) -> str:
@@ -170,9 +170,9 @@ def model_body(stmts: tuple[ir.Stmt, ...], scop: Scop) -> tuple[ir.Stmt, ...]:
     assignment here. Reverse mode differentiates this body: the original ``if`` has no statement
     of its own, and re-evaluating its condition in the reverse sweep would read overwritten values."""
     guarded = {p.range for p in scop.region.assumptions if p.reason == "GuardedAssignment"}
-    by_target = {id(s.info.node.target): s.info.node for s in scop.statements}
-    scalar = {(s.info.node.range, s.info.node.target.name): s.info.node
-              for s in scop.statements if isinstance(s.info.node.target, ir.Var)}  # fmt: skip
+    by_target = {id(s.info.assignment.target): s.info.assignment for s in scop.statements}
+    scalar = {(s.info.node.range, s.info.assignment.target.name): s.info.assignment
+              for s in scop.statements if isinstance(s.info.assignment.target, ir.Var)}  # fmt: skip
 
     def node(a: ir.Assign) -> ir.Assign:
         found = by_target.get(id(a.target))

@@ -131,7 +131,7 @@ class Reverse:
                 missing.append((node.range, ctx.c(target)))
         nodes = {id(ctx.statements.get(id(n))) for n in _nodes(ctx.body)}
         for st in ctx.scop.statements:
-            target = st.info.node.target
+            target = st.info.assignment.target
             if ctx.is_active(target) and id(st) not in nodes:
                 missing.append((st.range, ctx.c(target)))
         missing = list(dict.fromkeys(missing))

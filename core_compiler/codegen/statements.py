@@ -147,6 +147,8 @@ class StatementPrinter:
     def assign(self, stmt: Statement, subst: dict[str, str]) -> str:
         node = stmt.info.node
         acc = self._accesses[stmt.name]
+        if isinstance(node, ir.ExprStmt):  # an opaque call: arrays passed whole, as in the source
+            return f"{self.expr(node.expr, subst, acc)};"
         target = self.expr(node.target, subst, acc)
         return f"{target} {node.op} {self.expr(node.value, subst, acc)};"
 
@@ -182,6 +184,8 @@ class StatementPrinter:
         raise ValueError(f"cannot generate code for `{e}`")
 
     def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
+        if info.whole:  # an array passed to an opaque call: its address, as in the source
+            return info.array
         return self.element(info.array, [affine_c(a, subst) for a in info.indices])
 
     def element(self, array: str, idx: list[str]) -> str:

@@ -96,7 +96,7 @@ class KernelModel:
 
     def is_barrier(self, stmt_name: str) -> bool:
         st = self.scop.statement(stmt_name)
-        return isinstance(st.info.node.target, ir.Var) and st.info.node.target.name == BARRIER
+        return st.info.call is None and isinstance(st.info.assignment.target, ir.Var) and st.info.assignment.target.name == BARRIER
 
 
 def model_kernel(fn: ir.Function, max_operations: int) -> tuple[KernelModel | None, list[Remark]]:

@@ -23,6 +23,7 @@ import clang.cindex as ci
 from core_compiler.frontend import ir
 from core_compiler.frontend.clang_parse import unwrap as _unwrap
 from core_compiler.frontend.clang_types import ctype, is_arithmetic
+from core_compiler.frontend.opaque_calls import no_inline
 from core_compiler.source import SourceRange
 
 K = ci.CursorKind
@@ -129,7 +130,7 @@ def _inlinable(call: ci.Cursor) -> tuple[ci.Cursor, list[ci.Cursor], list[_Case]
     takes and returns arithmetic values only."""
     ref = call.referenced
     defn = ref.get_definition() if ref is not None and ref.kind == K.FUNCTION_DECL else None
-    if defn is None or defn.type.kind != T.FUNCTIONPROTO or defn.type.is_function_variadic():
+    if defn is None or defn.type.kind != T.FUNCTIONPROTO or defn.type.is_function_variadic() or no_inline(defn):
         return None
     cases = returned_cases(defn)
     params = [c for c in defn.get_children() if c.kind == K.PARM_DECL]

@@ -142,11 +142,25 @@ class Ternary:
 
 
 @dataclass(frozen=True)
+class CallSignature:
+    """What the prototype of a function whose body hexplore does not see says: the C types of its
+    result and parameters (``double``, ``double *``), which pointer parameters point to `const`, and
+    whether it is declared ``__attribute__((pure))`` or ``((const))`` (no effect but its value)."""
+
+    result: str
+    params: tuple[str, ...]
+    const_pointees: tuple[bool, ...]
+    pure: bool = False
+    variadic: bool = False
+
+
+@dataclass(frozen=True)
 class Call:
     name: str
     args: tuple[Expr, ...]
     range: SourceRange
     declared: bool = True  # False: C89's implicit declaration, a function nothing is known of
+    signature: CallSignature | None = None  # a prototyped function that is neither math nor inlined
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.args))})"

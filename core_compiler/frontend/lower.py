@@ -25,6 +25,7 @@ from core_compiler.frontend import (
     inline,
     ir,
     loop_exits,
+    opaque_calls,
     pointers,
     running_counters,
     void_helpers,
@@ -506,7 +507,9 @@ class Lowerer:
             )
             self._notes.append(ir.Note("UndeclaredFunction", message, self.name_range(cur)))
             return ir.Call(cur.spelling, args, rng, declared=False)
-        return ir.Call(cur.spelling, args, rng)
+        if cur.spelling in ir.PURE_MATH:
+            return ir.Call(cur.spelling, args, rng)
+        return ir.Call(cur.spelling, args, rng, signature=opaque_calls.signature(cur))
 
     def _address_of(self, cur: ci.Cursor) -> ir.Expr | None:
         """``&a[i]`` (or ``&x``) as ``Unary("&", a[i])``, a pointer ``p`` as ``&p[0]``, else None."""

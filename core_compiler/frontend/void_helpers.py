@@ -30,6 +30,7 @@ import clang.cindex as ci
 from core_compiler.frontend import ir
 from core_compiler.frontend.clang_parse import unwrap
 from core_compiler.frontend.clang_types import ctype, has_volatile_elements, is_arithmetic
+from core_compiler.frontend.opaque_calls import no_inline
 from core_compiler.source import SourceRange
 
 K = ci.CursorKind
@@ -126,7 +127,7 @@ def _helper(call: ci.Cursor) -> tuple[ci.Cursor, list[ci.Cursor], ci.Cursor] | N
     translation unit that takes numbers and pointers to numbers."""
     ref = call.referenced
     defn = ref.get_definition() if ref is not None and ref.kind == K.FUNCTION_DECL else None
-    if defn is None or defn.type.kind != T.FUNCTIONPROTO or defn.type.is_function_variadic():
+    if defn is None or defn.type.kind != T.FUNCTIONPROTO or defn.type.is_function_variadic() or no_inline(defn):
         return None
     if defn.result_type.get_canonical().kind != T.VOID:
         return None

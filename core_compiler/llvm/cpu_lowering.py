@@ -69,6 +69,7 @@ class CpuModule:
     ir: str  # before optimization
     parallel_loops: int  # loops outlined for GOMP_parallel
     locations: tuple[StatementLocation, ...] = ()  # the statements' debug locations in `ir`
+    externals: tuple[str, ...] = ()  # functions the opaque calls call: defined in the user's C (`jit_compile`)
 
     @property
     def source_map(self) -> SourceMap:
@@ -125,7 +126,8 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
             b.store(b.load(stack.redirect[a.name](b, []), typ=ct.llvm_type(a.elem_type)), scope.arrays[a.name])
     b.ret_void()
     _trampoline(module, fn, args, debug)
-    return CpuModule(name, f"hx_call_{name}", args, str(module), outliner.count, tuple(debug.locations))
+    externals = tuple(sorted({c.name for s in scop.statements if (c := s.info.call) is not None}))
+    return CpuModule(name, f"hx_call_{name}", args, str(module), outliner.count, tuple(debug.locations), externals)
 
 
 def _locals_on_stack(b: ir.IRBuilder, scop: Scop, scope: Scope) -> Scope:

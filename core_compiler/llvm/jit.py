@@ -18,9 +18,11 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 import numpy as np
 
+from core_compiler.errors import UnsupportedCall
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.cpu_lowering import CpuModule
 from core_compiler.llvm.target import host_target_machine, optimize, parse
+from core_compiler.runtime.reference import address_getter
 
 _CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
@@ -62,18 +64,40 @@ class JitFunction:
 
 
 @functools.lru_cache(maxsize=64)
-def jit_compile(module: CpuModule) -> JitFunction:
+def jit_compile(module: CpuModule, library: str | None = None) -> JitFunction:
     """Optimize and compile `module`; the same module (by value) is compiled once per process,
-    which spares the O3 pipeline for a size-independent kernel run at several sizes."""
+    which spares the O3 pipeline for a size-independent kernel run at several sizes. The functions
+    its opaque calls call (`CpuModule.externals`) are those of the shared `library` (the C
+    compiler's build of the original)."""
     libgomp()
     machine = host_target_machine()
     ref = parse(module.ir, machine)
     optimize(ref, machine)
     text = str(ref)
     engine = llvm.create_mcjit_compiler(ref, machine)
+    _resolve(module.externals, library)
     engine.finalize_object()
     address = engine.get_function_address(module.entry)
     return JitFunction(module, text, engine, _CALL(address))
+
+
+def _resolve(names: tuple[str, ...], library: str | None) -> None:
+    """Bind each of `names` to its address in `library`, right before an engine links: the
+    symbol table is the process's, and two files may define a function of the same name."""
+    if not names:
+        return
+    if library is None:
+        raise UnsupportedCall(f"`{names[0]}` is defined in the user's C code, which this run did not build")
+    lib = _library(library)
+    for name in names:
+        getter = getattr(lib, address_getter(name))
+        getter.restype = ctypes.c_void_p
+        llvm.add_symbol(name, getter())
+
+
+@functools.cache
+def _library(path: str) -> ctypes.CDLL:
+    return ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
 
 
 def _argument(kind: str, ctype: str, value: object) -> np.ndarray:

@@ -24,7 +24,7 @@ from core_compiler.frontend import ir as cir
 from core_compiler.llvm import c_types as ct
 from core_compiler.llvm.c_types import CValue
 from core_compiler.llvm.isl_expr import lower_expr
-from core_compiler.llvm.math_calls import MathLibrary
+from core_compiler.llvm.math_calls import MathLibrary, declare
 from core_compiler.scop.affine import Affine, Atom, isl_name, term_pw_aff
 from core_compiler.scop.dependences import reduction_op
 from core_compiler.scop.model import Scop, Statement
@@ -64,6 +64,9 @@ class StatementLowering:
         """Emit ``target op= value`` for the instance whose iterators have the values `iters`."""
         node = stmt.info.node
         e = _Exprs(self, b, scope, iters, self.accesses[stmt.name], stmt.name)
+        if isinstance(node, cir.ExprStmt):
+            e.opaque_call(node.expr)
+            return
         ptr, ctype = e.address(node.target)
         chain = _accumulation(node) if ct.is_float(ctype) else None
         if chain is None and node.op == "=":
@@ -78,7 +81,7 @@ class StatementLowering:
         self, b: ir.IRBuilder, stmt: Statement, iters: Mapping[str, ir.Value], scope: Scope
     ) -> tuple[ir.Value, CValue]:
         """For a `+=`/`-=` reduction run with atomics: the element's address and what to add."""
-        node = stmt.info.node
+        node = stmt.info.assignment
         found = reduction_op(node)
         assert found is not None and found[0] == "+", f"{stmt.name} is not an addition"
         e = _Exprs(self, b, scope, iters, self.accesses[stmt.name], stmt.name)
@@ -302,6 +305,21 @@ class _Exprs:
 
     def call(self, e: cir.Call) -> CValue:
         return self.owner.math.call(self.b, e.name, [self.expr(a) for a in e.args])
+
+    def opaque_call(self, e: cir.Expr) -> None:
+        """``log_event(a, i);``: a call of a function defined elsewhere (the JIT resolves it), with
+        each array passed as its base pointer and each number converted to the parameter's type."""
+        assert isinstance(e, cir.Call) and e.signature is not None
+        values: list[ir.Value] = []
+        for arg, ptype in zip(e.args, e.signature.params, strict=True):
+            info = self.acc.get(arg)
+            if ptype.endswith("*") and info is not None and info.whole:
+                values.append(self.scope.arrays[info.array])
+            else:
+                values.append(ct.convert(self.b, self.expr(arg), ptype).value)
+        sig = e.signature
+        result = ir.VoidType() if sig.result == "void" else ct.llvm_type(sig.result)
+        self.b.call(declare(self.b.module, e.name, result, [v.type for v in values]), values)
 
     def cast(self, e: cir.Cast) -> CValue:
         if not isinstance(e.type, cir.Scalar):

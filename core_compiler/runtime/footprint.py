@@ -91,7 +91,14 @@ def _strides(extents: tuple[Affine | None, ...], ints: Mapping[str, int]) -> lis
 
 
 def _touched(scop: Scop, array: str) -> isl.UnionSet:
-    return scop.reads(array).union(scop.writes(array)).intersect_domain(scop.domains()).range()
+    """The elements of `array` the statements touch, leaving out the opaque calls' may-accesses
+    of a whole array (what the callee touches is its own business: the caller sizes the array)."""
+    exact = isl.UnionMap.empty(isl.Space.params_alloc(scop.ctx, 0))
+    for s in scop.statements:
+        for a in (*s.reads, *s.writes):
+            if a.array == array and not a.may:
+                exact = exact.union(isl.UnionMap.from_map(a.relation))
+    return exact.intersect_domain(scop.domains()).range()
 
 
 def check_footprint(scop: Scop, layout: Layout, ints: Mapping[str, int] | None = None) -> None:

@@ -90,12 +90,20 @@ def trampoline_name(function: str) -> str:
     return f"hx_call_{function}"
 
 
-def wrapper_source(source_path: str, layout: Layout) -> str:
+def address_getter(function: str) -> str:
+    """The exported symbol whose call returns the address of `function` (`wrapper_source`)."""
+    return f"hx_address_of_{function}"
+
+
+def wrapper_source(source_path: str, layout: Layout, externals: tuple[str, ...] = ()) -> str:
     """The translation unit that includes `source_path` and exports the trampoline; for a function
     that uses globals, also ``hx_in_f(args)``, which sets them from their slots, and
     ``hx_out_f(args)``, which copies the global arrays back (``A`` in ``args[3]``)::
 
         void hx_in_f(void **args) { __builtin_memcpy(A, args[3], sizeof A); }
+
+    For each of `externals` (functions generated code calls: opaque calls, even `static` ones),
+    ``void *hx_address_of_g(void)`` returns its address.
     """
     args = ", ".join(
         f"*({s.c_type} *)args[{i}]" if isinstance(s, ScalarSlot) else f"args[{i}]"
@@ -112,6 +120,9 @@ def wrapper_source(source_path: str, layout: Layout) -> str:
         gets = [f"__builtin_memcpy(args[{i}], {s.name}, sizeof {s.name});" for i, s in enumerate(layout.slots) if s.glob == "array"]
         out += _exported(f"hx_in_{layout.function}", "void **args", sets)
         out += _exported(f"hx_out_{layout.function}", "void **args", gets)
+    for name in externals:
+        head = f'__attribute__((visibility("default"))) void *{address_getter(name)}(void)'
+        out += f"{head};\n{head} {{ return (void *)&{name}; }}\n"
     return out
 
 
@@ -143,13 +154,15 @@ def build_reference(
     *,
     text: str | None = None,
     options: BuildOptions | None = None,
+    externals: tuple[str, ...] = (),
 ) -> ReferenceLibrary:
-    """Compile `source_path` (from `text`, an unsaved buffer, when given) with the trampoline."""
+    """Compile `source_path` (from `text`, an unsaved buffer, when given) with the trampoline, and
+    the address getters of `externals` (`wrapper_source`)."""
     options = options or BuildOptions()
     cc = _compiler(options.compiler)
     directory = cache_dir()
     source = _source_file(directory, source_path, text)
-    wrapper = _write_once(directory, ".c", wrapper_source(str(source), layout))
+    wrapper = _write_once(directory, ".c", wrapper_source(str(source), layout, externals))
     pp_flags = _preprocessor_flags(source_path, layout, options)
     preprocessed = _run([cc, "-E", *pp_flags, str(wrapper)], "preprocessing", source_path)
     flags = (*BASE_FLAGS, *_workarounds(_compiler_id(cc)), *options.extra_flags)

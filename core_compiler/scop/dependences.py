@@ -98,18 +98,38 @@ def compute_dependences(scop: Scop) -> Dependences:
         reads, writes = scop.reads(array), scop.writes(array)
         if writes.is_empty():
             continue
-        flow = _flow(reads, writes, None, schedule).get_must_dependence()
-        output = _flow(writes, writes, None, schedule).get_must_dependence()
-        anti = _flow(writes, None, reads, schedule, kill=writes).get_may_dependence()
+        must, may = scop.writes(array, may=False), scop.writes(array, may=True)
+        if may.is_empty():
+            flow = _flow(reads, writes, None, schedule).get_must_dependence()
+            output = _flow(writes, writes, None, schedule).get_must_dependence()
+        else:  # an opaque call's may-writes: flow from each write that may reach the read
+            flow = _flow(reads, must, may, schedule).get_may_dependence()
+            output = _flow(writes, must, may, schedule).get_may_dependence()
+        anti = _flow(writes, None, reads, schedule, kill=must).get_may_dependence()
         for kind, umap in (("flow", flow), ("anti", anti), ("output", output)):
             for m in _maps(umap):
                 deps.append(Dependence(kind, array, m.get_tuple_name(_IN), m.get_tuple_name(_OUT), m))
+    deps += _hidden_state(scop)
     reductions = tuple(_reductions(scop))
     loops = tuple(_loop_parallelism(scop, deps, reductions, loop) for loop in scop.loops)
     return Dependences(scop, tuple(deps), loops, reductions)
 
 
 _IN, _OUT = isl.dim_type.in_, isl.dim_type.out
+HIDDEN_STATE = "global state"  # what calls with hidden effects (I/O, global variables) may all touch
+
+
+def _hidden_state(scop: Scop) -> list[Dependence]:
+    """Calls that may do I/O or touch global variables (`StmtInfo.hidden_effects`) keep their
+    original order among themselves: each instance depends on every such instance before it."""
+    calls = [s for s in scop.statements if s.info.hidden_effects]
+    out = []
+    for a in calls:
+        for b in calls:
+            before = a.schedule.lex_lt_map(b.schedule)
+            if not before.is_empty():
+                out.append(Dependence("output", HIDDEN_STATE, a.name, b.name, before))
+    return out
 
 
 def _flow(
@@ -222,7 +242,9 @@ def _chosen_extreme(v: ir.Expr, target: str) -> tuple[str, ir.Expr] | None:
 
 def _reductions(scop: Scop):  # type: ignore[no-untyped-def]
     for s in scop.statements:
-        found = reduction_op(s.info.node)
+        if s.info.call is not None:
+            continue
+        found = reduction_op(s.info.assignment)
         if found is None:
             continue
         op, operand = found

@@ -37,6 +37,7 @@ class Access:
     relation: isl.Map  # statement instance -> array element, restricted to the domain
     info: AccessInfo
     is_write: bool
+    may: bool = False  # some of the elements, not known which (an opaque call's): a write does not kill
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,9 +96,11 @@ class Scop:
             self.ctx, [a.relation for s in self.statements for a in s.reads if array in (None, a.array)]
         )
 
-    def writes(self, array: str | None = None) -> isl.UnionMap:
+    def writes(self, array: str | None = None, may: bool | None = None) -> isl.UnionMap:
+        """The writes (of `array`), all of them or only the may-writes (`may`) or the others."""
         return _union_map(
-            self.ctx, [a.relation for s in self.statements for a in s.writes if array in (None, a.array)]
+            self.ctx,
+            [a.relation for s in self.statements for a in s.writes if array in (None, a.array) and may in (None, a.may)],
         )
 
     def statement(self, name: str) -> Statement:
@@ -122,7 +125,8 @@ def build_model(function: str, index: int, region: RegionInfo, ctx: isl.Context)
     """Build the isl model; raises isl.Error when isl gives up (e.g. its operation budget)."""
     params = "[" + ", ".join(isl_name(p) for p in region.params) + "]"
     depth = max((len(s.loops) for s in region.statements), default=0)
-    statements = tuple(_statement(ctx, params, s, depth) for s in region.statements)
+    ranks = {a.name: len(a.extents) for a in region.arrays}
+    statements = tuple(_statement(ctx, params, s, depth, ranks) for s in region.statements)
     extents = {a.name: _extent(ctx, params, a) for a in region.arrays}
     sizes = sorted({n for a in region.arrays for e in a.extents if e is not None for n in e.names})
     context_text = " and ".join(f"{isl_name(n)} >= 0" for n in sizes) or "true"
@@ -130,7 +134,7 @@ def build_model(function: str, index: int, region: RegionInfo, ctx: isl.Context)
     return Scop(function, index, region, ctx, context, statements, region.arrays, extents)
 
 
-def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statement:
+def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int, ranks: dict[str, int]) -> Statement:
     iters = ", ".join(isl_name(i) for i in s.iterators)
     constraints = " and ".join(f"({dnf_isl(c)})" for c in s.constraints) or "true"
     domain = isl.Set.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] : {constraints} }}").coalesce()
@@ -145,6 +149,10 @@ def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int) -> Statem
     ).intersect_domain(domain)
 
     def access(a: AccessInfo, is_write: bool) -> Access:
+        if a.whole:  # any element: `S0[i] -> A[o0, o1]`
+            every = ", ".join(f"hx_o{d}" for d in range(ranks[a.array]))
+            rel = isl.Map.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] -> {isl_name(a.array)}[{every}] }}")
+            return Access(a.array, rel.intersect_domain(domain), a, is_write, may=True)
         pieces = [f"{s.name}[{iters}] -> {isl_name(a.array)}[{idx}] : {where}" for idx, where in _wrapped(a)]
         rel = isl.Map.read_from_str(ctx, f"{params} -> {{ {'; '.join(pieces)} }}")
         return Access(a.array, rel.intersect_domain(_guarded(ctx, f"{params} -> {{ {s.name}[{iters}]", domain, a)), a, is_write)

@@ -59,12 +59,13 @@ class AccessInfo:
     text: str
     node: ir.Subscript | ir.Var  # the IR node (ranges alone collide inside macro expansions)
     guard: tuple[Dnf, ...] = ()  # conditions of `?:`, `&&`, `||` under which C evaluates the read
+    whole: bool = False  # every element, maybe (an array passed to a call hexplore cannot see into)
 
 
 @dataclass(frozen=True)
 class StmtInfo:
     name: str
-    node: ir.Assign
+    node: ir.Assign | ir.ExprStmt  # an assignment, or a call statement modeled as opaque (`opaque_call`)
     loops: tuple[LoopInfo, ...]
     constraints: tuple[Dnf, ...]  # conjunction; each a DNF over the iterators and parameters
     position: tuple[int, ...]  # textual position at each depth (len = depth + 1)
@@ -74,6 +75,30 @@ class StmtInfo:
     @property
     def iterators(self) -> tuple[str, ...]:
         return tuple(loop.var for loop in self.loops)
+
+    @property
+    def call(self) -> ir.Call | None:
+        """The call of an opaque call statement (``log_event(a, i);``), else None."""
+        return self.node.expr if isinstance(self.node, ir.ExprStmt) and isinstance(self.node.expr, ir.Call) else None
+
+    @property
+    def text(self) -> str:
+        """The statement as C, without the `;`: ``C[i][j] += A[i][k] * B[k][j]``, ``log_event(a, i)``."""
+        node = self.node
+        return f"{node.target} {node.op} {node.value}" if isinstance(node, ir.Assign) else str(node.expr)
+
+    @property
+    def assignment(self) -> ir.Assign:
+        """The assignment of a statement that is not an opaque call."""
+        assert isinstance(self.node, ir.Assign), f"{self.name} is a call"
+        return self.node
+
+    @property
+    def hidden_effects(self) -> bool:
+        """An opaque call that may read and write global variables and do I/O: such calls keep
+        their order among themselves."""
+        call = self.call
+        return call is not None and not (call.signature is not None and call.signature.pure)
 
 
 @dataclass(frozen=True)
@@ -199,7 +224,7 @@ class _Walker:
                 s.range,
             )
         elif isinstance(s, ir.ExprStmt):
-            self.expr_stmt(s)
+            self.expr_stmt(s, ctx)
         elif isinstance(s, ir.OpaqueStmt):
             self.problem(s.reason, s.message, s.range)
         return 1
@@ -342,9 +367,11 @@ class _Walker:
             )
         )
 
-    def expr_stmt(self, s: ir.ExprStmt) -> None:
+    def expr_stmt(self, s: ir.ExprStmt, ctx: _Ctx) -> None:
         e = s.expr
-        if isinstance(e, ir.Call) and not is_pure_math(e):
+        if isinstance(e, ir.Call) and _opaque_callable(e):
+            self.opaque_call(s, e, ctx)
+        elif isinstance(e, ir.Call) and not is_pure_math(e):
             self.problem(
                 "ImpureCall",
                 _UNDECLARED.format(name=e.name)
@@ -358,6 +385,45 @@ class _Walker:
             self.problem(e.reason, e.message, e.range)
         else:
             self.problem("UnsupportedStatement", "an expression statement with no effect", s.range)
+
+    def opaque_call(self, s: ir.ExprStmt, call: ir.Call, ctx: _Ctx) -> None:
+        """``log_event(a, i);`` of a function hexplore cannot see into, as one statement that may
+        read and write all of each array passed to it (read only, where the parameter points to
+        `const` or the function is `pure`) and reads the numbers passed to it."""
+        assert call.signature is not None
+        allowed = self.allowed(ctx)
+        reads: list[AccessInfo] = []
+        writes: list[AccessInfo] = []
+        for arg, ptype, const in zip(call.args, call.signature.params, call.signature.const_pointees, strict=True):
+            if not ptype.endswith("*"):
+                reads += self.reads(arg, ctx, allowed)
+                continue
+            whole = self.whole_array(arg, call)
+            if whole is None:
+                return
+            reads.append(whole)
+            if not (const or call.signature.pure):
+                writes.append(whole)
+        info = StmtInfo(f"S{len(self.statements)}", s, ctx.loops, ctx.constraints, ctx.position, tuple(reads), tuple(writes))
+        self.statements.append(info)
+        self.assumptions.append(Problem("OpaqueCall", _opaque_note(info), call.range, (("callee", call.name),)))
+
+    def whole_array(self, arg: ir.Expr, call: ir.Call) -> AccessInfo | None:
+        """All of the array `arg` names, as an argument of `call`; None (with a problem) where `arg`
+        is not a parameter or global array (``&x``, ``a + i``, ``A[i]``, a local pointer, a cast)."""
+        param = self.function.param(arg.name) if isinstance(arg, ir.Var) else None
+        typ = self.type_of(arg.name, arg) if isinstance(arg, ir.Var) else None
+        if not isinstance(arg, ir.Var) or param is None or param.volatile or not isinstance(typ, ir.Pointer | ir.Array):
+            self.problem(
+                "ImpureCall",
+                f"`{call.name}` is a function hexplore cannot see into; it models such a call when each "
+                f"argument is a number or a whole array of the function, and `{_text(arg)}` is neither",
+                arg.range,
+                callee=call.name,
+            )
+            return None
+        self.array_decl(arg.name, typ, arg.range)
+        return AccessInfo(arg.name, (), arg.range, arg.name, arg, whole=True)
 
     # --------------------------------------------------------------------------- accesses
 
@@ -651,6 +717,13 @@ _GUARDED = (
 )
 
 
+def _opaque_callable(call: ir.Call) -> bool:
+    """A call hexplore keeps as an opaque statement: a prototyped function that is not math, takes
+    a fixed number of numbers and pointers to numbers, and returns nothing or a number (ignored)."""
+    sig = call.signature
+    return sig is not None and not sig.variadic and len(sig.params) == len(call.args) and not is_pure_math(call)
+
+
 def _guarded(e: ir.Expr, allowed: object) -> Iterator[tuple[ir.Expr, tuple[Dnf, ...]]]:
     """The operands of `e`, each with the extra condition under which C evaluates it."""
     if isinstance(e, ir.Ternary):
@@ -768,6 +841,7 @@ def check_region(
     """Model `stmts` as one static-control region, or say every reason it cannot be one."""
     walker = _Walker(function, dict(symbols), written_names(stmts), fresh, private_loops=private_scalars(function, stmts))
     walker.block(stmts, _Ctx())
+    walker.problems += _global_hazards(function, walker)
     if walker.problems:
         return walker.problems
     rng = SourceRange(
@@ -804,6 +878,57 @@ def check_region(
         tuple(sorted(walker.readonly.items())),
         tuple(walker.assumptions),
     )
+
+
+def _mutable_globals(function: ir.Function, names: object) -> list[str]:
+    """The `names` that are global variables a run may change (not `const`)."""
+    return [g.name for g in function.globals if g.name in names and not g.constant]  # type: ignore[operator]
+
+
+def _global_hazards(function: ir.Function, walker: _Walker) -> list[Problem]:
+    """An opaque call may read any global variable (and write it, unless `pure`): where the nest
+    uses one that is not `const` (a loop bound, a factor, a global array), it is not modeled (the
+    safe choice: the JIT'd code works on copies of the global arrays, the called function on the
+    originals)."""
+    calls = [s.call for s in walker.statements if s.call is not None]
+    used = _mutable_globals(function, set(walker.params) | set(walker.readonly) | set(walker.arrays))
+    if not calls or not used:
+        return []
+    call = calls[0]
+    assert call is not None
+    return [Problem(
+        "ImpureCall",
+        f"`{call.name}` may read or change the global variable `{used[0]}`, which these loops also use; "
+        "hexplore leaves them as they are (pass the variable to it as a parameter instead)",
+        call.range,
+        (("callee", call.name),),
+    )]  # fmt: skip
+
+
+def _opaque_note(s: StmtInfo) -> str:
+    """What hexplore assumed of an opaque call, for the C programmer."""
+    call = s.call
+    assert call is not None and call.signature is not None
+    written = [a.array for a in s.writes]
+    read_only = [a.array for a in s.reads if a.whole and a.array not in written]
+    parts = [f"reading and writing all of {_names(written)}"] if written else []
+    parts += [f"only reading all of {_names(read_only)}"] if read_only else []
+    what = " and ".join(parts) or "touching no array of these loops"
+    if call.signature.pure:
+        globals_ = f"`{call.name}` is declared `pure`, so it is assumed to write no global variable and do no I/O"
+    else:
+        globals_ = (
+            "it may also read and write global variables (none of which these loops use) and do I/O, "
+            "so it also keeps its order among other such calls"
+        )
+    return (
+        f"`{_text(call)}` calls a function whose body hexplore does not see: it is treated as {what}, and runs "
+        f"in the original order relative to every statement that touches these; {globals_}"
+    )
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
 
 
 def _global_array(function: ir.Function, name: str) -> bool:

@@ -313,8 +313,13 @@ def _private(array: str, loop: isl.UnionMap, scop: Scop) -> bool:
     in it to the values of the loops around them, itself last): every value an iteration reads
     in it was written by that iteration, and every iteration writes the same elements, so the
     copy of the thread that runs the last one holds what the array holds after the loop. Arrays
-    of unknown size are not copied."""
-    decl = next(a for a in scop.arrays if a.name == array)
+    of unknown size are not copied, nor those an opaque call may write (or the hidden state of
+    calls: `HIDDEN_STATE`)."""
+    if any(a.may for s in scop.statements for a in s.writes if a.array == array):
+        return False
+    decl = next((a for a in scop.arrays if a.name == array), None)
+    if decl is None:
+        return False
     if decl.kind == "array" and (not decl.extents or decl.extents[0] is None):
         return False
     domain = loop.domain()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from core_compiler.scop.dependences import Dependence, Dependences
+from core_compiler.scop.dependences import HIDDEN_STATE, Dependence, Dependences
 from core_compiler.scop.model import Access, Scop, Statement
 from core_compiler.scop.region import LoopInfo
 from core_compiler.source import SourceRange
@@ -119,6 +119,9 @@ def _violation(
     bad = d.relation.intersect(wrong).intersect_params(scop.context)
     if bad.is_empty():
         return ""
+    if d.array == HIDDEN_STATE:  # no access to point at: calls that may do I/O or touch globals
+        call = scop.statement(d.source).info.text
+        return f"`{call}` may do I/O or touch global variables: swapping `{outer.var}` and `{inner.var}` would reorder its calls"
     first, second, bad = _culprits(scop, d, bad)
     point = bad.wrap().sample_point()
     n_in, n_out = bad.dim(isl.dim_type.in_), bad.dim(isl.dim_type.out)

@@ -70,7 +70,10 @@ def invariant_elements(build: isl.AstBuild, scop: Scop) -> tuple[InvariantElemen
 def _element(array: str, rels: list[tuple[str, Access, isl.Map]], runs: isl.UnionSet, build: isl.AstBuild,
              depth: int) -> InvariantElement | None:  # fmt: skip
     """The first access whose element is invariant, reached at every point of `runs`, and either
-    reached exactly or never by each other access of `array`."""
+    reached exactly or never by each other access of `array`. None where an opaque call may touch
+    any element (`Access.may`): it reads and writes memory, not the register."""
+    if any(a.may for _, a, _ in rels):
+        return None
     for _, _, candidate in rels:
         if not candidate.is_single_valued() or not runs.is_subset(isl.UnionSet.from_set(candidate.domain())):
             continue

@@ -73,12 +73,15 @@ def expr_ops(e: ir.Expr) -> int:
     return own + sum(expr_ops(sub) for sub in ir.sub_expressions(e))
 
 
-def statement_ops(node: ir.Assign) -> int:
+def statement_ops(node: ir.Assign | ir.ExprStmt) -> int:
     """Operations per instance of an assignment: its value, the store, and for ``op=`` a load and op.
 
     ``C[i][j] += alpha * A[i][k] * B[k][j]`` is 7 (2 loads, 2 multiplications, the load of C, the
-    addition, the store). Every instance counts at least 1: even ``t = 0.0`` is a move.
+    addition, the store). Every instance counts at least 1: even ``t = 0.0`` is a move. An opaque
+    call counts its arguments and the call.
     """
+    if isinstance(node, ir.ExprStmt):
+        return max(1, expr_ops(node.expr))
     target = node.target
     in_memory = isinstance(target, ir.Subscript)
     address = sum(expr_ops(i) for i in target.indices) if isinstance(target, ir.Subscript) else 0
@@ -358,6 +361,9 @@ def decide(
     options = options or ProfitabilityOptions()
     known = {**fixed_by_context(scop), **{p: v for p, v in (values or {}).items() if p in scop.params}}
     estimate = estimate_work(scop, known)
+    on_host = host_call(scop)
+    if on_host is not None:
+        return Profitability("cpu", estimate, options.threshold, None, on_host)
     too_little = static_check(scop, options)
     if too_little is not None:
         return Profitability("cpu", estimate, options.threshold, None, too_little)
@@ -370,6 +376,21 @@ def decide(
     if set(cost.params.values()) <= set(known):
         return _weighed(scop, first, cost, known, values or {})
     return _weighed_at_run_time(scop, first, cost)
+
+
+def host_call(scop: Scop) -> Remark | None:
+    """``HostCall`` when the SCoP calls a function of the program (an opaque call): GPU code cannot."""
+    call = next((c for s in scop.statements if (c := s.info.call) is not None), None)
+    if call is None:
+        return None
+    return missed(
+        PASS,
+        "HostCall",
+        f"kept on CPU: the loops call `{call.name}`, a function of your program that GPU code cannot call",
+        call.range,
+        scop.function,
+        callee=call.name,
+    )
 
 
 def static_check(scop: Scop, options: ProfitabilityOptions | None = None) -> Remark | None:

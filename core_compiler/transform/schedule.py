@@ -8,11 +8,14 @@ outer coincidence on, so that parallel loops come out as leading coincident band
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any
 
 import islpy as isl
 
+from core_compiler.errors import HostOnly
+from core_compiler.remarks import Remark, missed
 from core_compiler.scop.dependences import Dependences
 from core_compiler.scop.model import Scop
 
@@ -30,7 +33,18 @@ class ScheduleOptions:
     parallel_reductions: bool = False
 
 
+BUDGET_EXCEEDED = "maximal number of operations exceeded"  # islpy keeps no error code: the message
+# SCoPs whose schedule isl could not find within their operation budget, with the options asked:
+# they run in the source order, and a later call does not spend the budget again (fuzzer seed
+# 977: the scheduler gave up after a minute, once per back end and variant).
+_GAVE_UP: weakref.WeakKeyDictionary[Scop, set[ScheduleOptions]] = weakref.WeakKeyDictionary()
+
+
 def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = ScheduleOptions()) -> isl.Schedule:
+    """isl's schedule of `scop`; the source order where isl cannot carry a dependence or runs out
+    of its operation budget (then `schedule_gave_up` gives its remark)."""
+    if options in _GAVE_UP.get(scop, ()):
+        return source_order(scop)
     ctx = scop.ctx
     ctx.reset_operations()
     ctx.set_schedule_outer_coincidence(1 if options.outer_coincidence else 0)
@@ -53,9 +67,24 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = S
     try:
         return constraints.compute_schedule()
     except isl.Error as e:
-        if "unable to carry dependences" not in str(e):
-            raise  # isl's operation limit: callers fall back on their own
+        if BUDGET_EXCEEDED in str(e):
+            _GAVE_UP.setdefault(scop, set()).add(options)
+        elif "unable to carry dependences" not in str(e):
+            raise
         return source_order(scop)
+
+
+def schedule_gave_up(scop: Scop, pass_name: str = "schedule") -> list[Remark]:
+    """`ScheduleBudgetExceeded` where isl ran out of its operation budget scheduling `scop` (with
+    some options), which then runs in the source order; else nothing."""
+    if not _GAVE_UP.get(scop):
+        return []
+    message = (
+        "hexplore gave up optimizing this loop nest: the polyhedral library exceeded its budget of "
+        f"{scop.ctx.get_max_operations():,} operations looking for a better loop order (the nest is too "
+        "large for it); its loops run in their original order, neither tiled nor parallel"
+    )
+    return [missed(pass_name, "ScheduleBudgetExceeded", message, scop.range, scop.function)]
 
 
 def source_order(scop: Scop) -> isl.Schedule:
@@ -89,7 +118,11 @@ def _around_reductions(scop: Scop, deps: Dependences) -> isl.UnionMap:
 
 def compute_gpu_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions = ScheduleOptions()) -> isl.Schedule:
     """The strict schedule, unless some statement gets no parallel loop and `options` allows
-    parallel reductions: then reductions may run in parallel (with atomics, see `map_to_gpu`)."""
+    parallel reductions: then reductions may run in parallel (with atomics, see `map_to_gpu`).
+    `HostOnly` for a SCoP that calls a function of the program (`OpaqueCall`)."""
+    call = next((c for s in scop.statements if (c := s.info.call) is not None), None)
+    if call is not None:
+        raise HostOnly(f"these loops call `{call.name}`, a function of your program that GPU code cannot call")
     strict = compute_schedule(scop, deps, replace(options, parallel_reductions=False))
     if not options.parallel_reductions or deps.atomic_reductions().is_empty() or _all_parallel(strict):
         return strict

@@ -1,0 +1,222 @@
+"""Calls of functions hexplore does not look into (issue 26): a call statement of a prototyped
+function that is neither math nor inlined is one opaque statement of the model (`OpaqueCall`), which
+may read and write all of each array passed to it (only read through a `const` pointer) and reads
+the numbers passed to it. The generated C and LLVM code call it in the original order relative to
+what it may touch; GPU code cannot call it (`HostCall`). The callees here are marked
+``__attribute__((noinline))``: hexplore then sees them as it would a function of another file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core_compiler.ad import differentiate
+from core_compiler.compile import compile_file
+from core_compiler.errors import HostOnly, NotDifferentiable
+from core_compiler.pipeline import gpu_program
+from core_compiler.runtime.cpu_variants import check_llvm_cpu
+from core_compiler.runtime.differential import check_c
+from tests.helpers import analyze, named, range_of
+
+CALLS = """
+static double seen;
+
+__attribute__((noinline)) void smooth_all(int n, double *a) {
+  for (int k = n - 1; k > 0; k--)
+    a[k] = 0.5 * (a[k] + a[k - 1]);
+}
+
+__attribute__((noinline)) void record(int i, const double *a, double *log) {
+  log[i] = a[i] + 0.25 * i;
+}
+
+__attribute__((noinline)) void note(double v) { seen += v; }
+
+void writes_arg(int n, double a[n], double b[n]) {
+  for (int i = 0; i < n; i++) {
+    b[i] = a[i] + 1.0;
+    smooth_all(n, a);
+    b[i] += a[i];
+  }
+  for (int i = 0; i < n; i++)
+    a[i] = 2.0 * a[i];
+}
+
+void reads_arg(int n, double a[n], double b[n], double log[n]) {
+  for (int i = 0; i < n; i++)
+    a[i] = a[i] * 3.0 + b[i];
+  for (int i = 0; i < n; i++) {
+    record(i, a, log);
+    a[n - 1 - i] = b[i] + a[i];
+  }
+}
+
+void numbers_only(int n, double a[n], double b[n]) {
+  for (int i = 0; i < n; i++) {
+    note(a[i]);
+    a[i] = a[i] * 0.5;
+  }
+  for (int i = 0; i < n; i++)
+    b[i] = a[i] + 1.0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def calls_file(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("opaque") / "calls.c"
+    path.write_text(CALLS)
+    return str(path)
+
+
+def test_a_call_is_an_opaque_statement() -> None:
+    fa = analyze(CALLS)
+    f = fa.function("writes_arg")
+    assert f is not None and len(f.scops) == 1 and not named(list(f.remarks), "ImpureCall")
+    scop = f.scops[0].scop
+    [call] = [s for s in scop.statements if s.info.call is not None]
+    assert call.info.text == "smooth_all(n, a)"
+    assert [a.array for a in call.reads] == ["a"] and [a.array for a in call.writes] == ["a"]
+    assert all(a.may and a.info.whole for a in (*call.reads, *call.writes))
+    assert str(call.writes[0].relation).replace(" ", "") == "[n]->{S1[i]->a[hx_o0]:0<=i<n}"
+    # the loop around the call stays sequential: S2 reads what the next S1 may write
+    assert not f.scops[0].deps.loops[0].parallel
+    [note] = named(list(f.remarks), "OpaqueCall")
+    assert note.range == range_of(CALLS, "smooth_all(n, a)")
+    assert note.message == (
+        "`smooth_all(n, a)` calls a function whose body hexplore does not see: it is treated as reading and "
+        "writing all of `a`, and runs in the original order relative to every statement that touches these; "
+        "it may also read and write global variables (none of which these loops use) and do I/O, so it also "
+        "keeps its order among other such calls"
+    )
+
+
+def test_a_const_pointer_is_only_read() -> None:
+    f = analyze(CALLS).function("reads_arg")
+    assert f is not None and len(f.scops) == 1
+    [call] = [s for s in f.scops[0].scop.statements if s.info.call is not None]
+    assert sorted(a.array for a in call.reads) == ["a", "log"] and [a.array for a in call.writes] == ["log"]
+    [note] = named(list(f.remarks), "OpaqueCall")
+    assert "reading and writing all of `log` and only reading all of `a`" in note.message
+    first, second = f.scops[0].deps.loops
+    assert first.parallel and not second.parallel
+
+
+def test_calls_with_hidden_effects_keep_their_order() -> None:
+    """`note` touches only a global: no array orders its instances, the hidden state does."""
+    f = analyze(CALLS).function("numbers_only")
+    assert f is not None and len(f.scops) == 1
+    deps = f.scops[0].deps
+    assert [str(d) for d in deps.deps if d.array == "global state"] == ["output S0 -> S0 on global state"]
+    assert not deps.loops[0].parallel and deps.loops[1].parallel
+
+
+def test_a_pure_callee_runs_in_parallel() -> None:
+    src = """
+__attribute__((pure)) double peek(int i, const double *a);
+void f(int n, double *a, double *b) {
+  for (int i = 0; i < n; i++) {
+    peek(i, a);
+    b[i] = a[i] + 1.0;
+  }
+}
+"""
+    f = analyze(src).function("f")
+    assert f is not None and len(f.scops) == 1
+    assert f.scops[0].deps.loops[0].parallel
+    [note] = named(list(f.remarks), "OpaqueCall")
+    assert "only reading all of `a`" in note.message and "declared `pure`" in note.message
+
+
+REFUSED = """
+#include <stdio.h>
+int N;
+double hist[8];
+void tally(int m, const double *a);
+__attribute__((pure)) double peek(int m, const double *a);
+void bound(double *a) {
+  for (int i = 0; i < N; i++) { a[i] += 1.0; tally(i, a); }
+}
+void global_array(int n, double *a) {
+  for (int i = 0; i < n; i++) { a[i] += hist[i % 8]; peek(i, a); }
+}
+void address(int n, double *a) {
+  double x = 0;
+  for (int i = 0; i < n; i++) tally(i, &x);
+}
+void row(int n, double A[n][n]) {
+  for (int i = 0; i < n; i++) tally(i, A[i]);
+}
+void io(int n, double *a) {
+  for (int i = 0; i < n; i++) printf("%f", a[i]);
+}
+void in_expression(int n, double *a) {
+  for (int i = 0; i < n; i++) a[i] = peek(i, a);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "function, needle, nth, says",
+    [
+        ("bound", "tally(i, a)", 0, "may read or change the global variable `N`, which these loops also use"),
+        ("global_array", "peek(i, a)", 0, "may read or change the global variable `hist`"),
+        ("address", "&x", 0, "when each argument is a number or a whole array of the function, and `&x` is neither"),
+        ("row", "A[i]", 0, "and `A[i]` is neither"),
+        ("io", 'printf("%f", a[i])', 0, "the call to `printf` may have side effects"),
+        ("in_expression", "peek(i, a)", 1, "the call to `peek` may have side effects or read memory"),
+    ],
+)
+def test_what_stays_refused(function: str, needle: str, nth: int, says: str) -> None:
+    f = analyze(REFUSED).function(function)
+    assert f is not None and not f.scops
+    [refused] = named(list(f.remarks), "ImpureCall")
+    assert refused.range == range_of(REFUSED, needle, nth=nth)
+    assert says in refused.message
+
+
+def test_no_gpu_code_calls_a_host_function(calls_file: str) -> None:
+    fa = analyze(CALLS, calls_file)
+    result = compile_file(fa, "opencl", always_offload=True, text=CALLS)
+    host = named(list(result.remarks), "HostCall")
+    assert [r.range.line for r in host] == [range_of(CALLS, s).line for s in ("smooth_all(n, a)", "record(i, a, log)", "note(a[i])")]
+    assert "kept on CPU: the loops call `smooth_all`" in host[0].message
+    assert not [name for name in result.files if "writes_arg" in name or "reads_arg" in name]
+    f = fa.function("writes_arg")
+    assert f is not None
+    with pytest.raises(HostOnly, match="call `smooth_all`"):
+        gpu_program(f.scops[0])
+
+
+def test_no_derivative_through_an_opaque_call(calls_file: str) -> None:
+    with pytest.raises(NotDifferentiable, match="it calls `smooth_all`, whose body hexplore does not see") as e:
+        differentiate(calls_file, "writes_arg", ("a",))
+    assert [r.name for r in e.value.remarks] == ["ImpureCall"]
+
+
+def _matches_everywhere(path: str, function: str, sizes: list[int]) -> None:
+    """The generated C (with OpenMP, 2 threads) and the LLVM CPU code match the original."""
+    for n in sizes:
+        c = check_c(path, function, {"n": n}, openmp=True)
+        assert c.ok, f"n={n}\n{c.comparison.report()}"
+        cpu = check_llvm_cpu(path, function, {"n": n}, threads=2)
+        assert cpu.ok, f"n={n}\n{cpu.report()}"
+
+
+@pytest.mark.parametrize("function", ["writes_arg", "reads_arg"])
+def test_calls_run_and_match(calls_file: str, function: str) -> None:
+    _matches_everywhere(calls_file, function, [37])
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("function", ["writes_arg", "reads_arg", "numbers_only"])
+def test_calls_run_and_match_at_every_size(calls_file: str, function: str) -> None:
+    _matches_everywhere(calls_file, function, [37, 1, 0, 33])
+
+
+@pytest.mark.long
+def test_a_static_helper_writing_a_global_runs(tmp_path: Path) -> None:
+    """The coverage corpus's `sum_into_global`: `accumulate` is `static` and adds to a global."""
+    corpus = Path(__file__).parent / "coverage" / "helpers.c"
+    _matches_everywhere(str(corpus), "sum_into_global", [37, 1, 0])

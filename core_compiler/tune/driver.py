@@ -170,7 +170,8 @@ def _cpu_space(task: Task, one_thread: bool) -> tuple[Space, list[Config]]:
     from core_compiler.transform.schedule import compute_schedule
 
     case = prepare(task.path, task.function, task.sizes, parse=task.parse)
-    variants = tuple(v for v in RACE_ORDER if v in case_variants(case))
+    differ = case_variants(case)
+    variants = tuple(v for v in RACE_ORDER if v in differ)
     scop = case.analysis.scop
     band = _widest_permutable_band(compute_schedule(scop, case.analysis.deps))
     space = cpu_space(variants, band, cores(task), tuple(v for v in variants if v in TILED), one_thread)

@@ -33,6 +33,7 @@ from core_compiler.source_map import SourceMap
 from core_compiler.transform.gpu_cost import offload_decision
 from core_compiler.transform.gpu_remarks import mapping_remarks
 from core_compiler.transform.profitability import decide
+from core_compiler.transform.schedule import schedule_gave_up
 
 TARGETS = ("cuda", "opencl", "c")
 
@@ -130,7 +131,7 @@ def _compile_scop(
         order = () if split else tuple(host_parameter(p) for p in f.function.params)  # the original's ABI
         codegen = CudaCodegen(check, order, host_name)
     unit = run_passes(mapped, (codegen,)) if mapped else run_passes(ScopUnit(sa, name), (*options.passes(), codegen))
-    out.remarks += mapping_remarks(unit.need("gpu"))
+    out.remarks += [*schedule_gave_up(sa.scop), *mapping_remarks(unit.need("gpu"))]
     if target != "cuda":
         out.files[f"{name}.cl"] = unit.need("opencl").source
         out.maps[f"{name}.cl"] = unit.need("opencl").source_map
@@ -152,8 +153,8 @@ def _compile_scop(
 def _kept_as_written(k: KeptScop) -> Remark:
     message = (
         "hexplore gave up generating C for this loop nest: the polyhedral library exceeded its budget "
-        f"of {k.budget:,} operations scheduling, tiling or writing out its loops (the nest is too large "
-        "for it); the loops stay as written"
+        f"of {k.budget:,} operations tiling or writing out its loops (the nest is too large for it); "
+        "the loops stay as written"
     )
     return missed("c-codegen", "CpuCodeBudgetExceeded", message, k.range, k.function, detail=k.detail)
 
@@ -173,5 +174,6 @@ def compile_c(fa: FileAnalysis, options: COptions, text: str | None = None) -> C
             passed("c-codegen", "CpuCode", message, code.range, code.function, parallel_loops=code.parallel_loops)
         )
     remarks += [_kept_as_written(k) for k in generated.kept]
+    remarks += [r for f in fa.functions for sa in f.scops for r in schedule_gave_up(sa.scop, "c-codegen")]
     name = f"{Path(fa.path).stem}.hexplore.c"
     return CompileResult({name: generated.source}, tuple(remarks), {name: generated.source_map})

@@ -41,7 +41,12 @@ from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.transform.gpu_cost import offload_decision
 from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions, map_to_gpu
 from core_compiler.transform.gpu_remarks import mapping_remarks, render_mapping
-from core_compiler.transform.schedule import ScheduleOptions, compute_gpu_schedule, render_tree
+from core_compiler.transform.schedule import (
+    ScheduleOptions,
+    compute_gpu_schedule,
+    render_tree,
+    schedule_gave_up,
+)
 
 # The GPU's schedule lets loops that only carry `+=` reductions run in parallel (the mapping then
 # makes those updates atomic); the CPU's does not.
@@ -85,7 +90,8 @@ class Schedule:
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
         sa = u.analysis
-        return replace(u, schedule=compute_gpu_schedule(sa.scop, sa.deps, self.options)), []
+        schedule = compute_gpu_schedule(sa.scop, sa.deps, self.options)
+        return replace(u, schedule=schedule), schedule_gave_up(sa.scop)
 
     def render(self, u: ScopUnit) -> str:
         return render_tree(u.need("schedule"))

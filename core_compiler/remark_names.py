@@ -350,8 +350,14 @@ _entry("CpuCode", PASSED, ("c-codegen",), CPU,
        "message says how many loops run in parallel (`#pragma omp parallel for`).")  # fmt: skip
 _entry("CpuCodeBudgetExceeded", MISSED, ("c-codegen",), CPU,
        "`hexplore compile --target c` gave up on this loop nest: the polyhedral library exceeded "
-       "its operation budget while scheduling, tiling or writing out its loops, so the nest stays "
+       "its operation budget while tiling or writing out its loops, so the nest stays "
        "as written in the output (still correct, not tiled).",
+       "Large nests with many statements, divisions or parameters do this. Fixing sizes with `-D`, "
+       "or splitting the nest into several loops, usually helps.")  # fmt: skip
+_entry("ScheduleBudgetExceeded", MISSED, ("schedule", "c-codegen"), CPU,
+       "hexplore gave up looking for a better loop order for this loop nest: the polyhedral "
+       "library exceeded its operation budget in the scheduler, so the generated code runs the "
+       "loops in their original order (correct, but neither tiled nor parallel).",
        "Large nests with many statements, divisions or parameters do this. Fixing sizes with `-D`, "
        "or splitting the nest into several loops, usually helps.")  # fmt: skip
 _entry("TilingNotFaster", MISSED, ("cpu-run",), CPU,

@@ -360,6 +360,7 @@ def test_the_small_inputs_reach_most_names(emitted: list[Remark]) -> None:
         "NotInReverseSweep",  # a statement reverse mode cannot map back to its assignment
         "AnalysisBudgetExceeded",
         "CpuCodeBudgetExceeded",  # isl giving up on the C target (tests/fuzz/test_regressions.py)
+        "ScheduleBudgetExceeded",  # isl's scheduler giving up (tests/fuzz/test_regressions.py)
         # hostile input, each emitted (and its name checked) by tests/test_hostile_input.py
         "FrontendCrashed",
         "FrontendBudgetExceeded",

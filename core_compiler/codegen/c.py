@@ -65,10 +65,9 @@ from core_compiler.source import SourceRange
 from core_compiler.source_map import SourceMap, statement_ranges, untag
 from core_compiler.transform.cpu_schedule import CpuOptions, ParallelMark, cpu_program, loop_of_mark
 from core_compiler.transform.names import PLAIN, Names, free_prefix
-from core_compiler.transform.schedule import ScheduleOptions, compute_schedule
+from core_compiler.transform.schedule import BUDGET_EXCEEDED, ScheduleOptions, compute_schedule
 
 _T: Any = isl.ast_node_type
-BUDGET_EXCEEDED = "maximal number of operations exceeded"  # islpy keeps no error code: the message
 OMP_PRAGMA = "#pragma omp parallel for"
 INDENT = "  "
 

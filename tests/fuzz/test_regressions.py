@@ -501,9 +501,43 @@ def test_c_target_keeps_a_nest_as_written_when_isl_gives_up(tmp_path: Path) -> N
     sa.scop.ctx.set_max_operations(500)  # too few for the scheduler, the tiling or the AST
     result = compile_c(fa, COptions())
     assert result.files == {"small.hexplore.c": SMALL}
-    (remark,) = result.remarks
-    assert remark.name == "CpuCodeBudgetExceeded" and remark.range == sa.scop.range
-    assert "gave up" in remark.message and "500 operations" in remark.message
+    kept, scheduled = result.remarks
+    assert kept.name == "CpuCodeBudgetExceeded" and kept.range == sa.scop.range
+    assert "gave up" in kept.message and "500 operations" in kept.message
+    assert scheduled.name == "ScheduleBudgetExceeded"  # and the source order was its schedule
     sa.scop.ctx.set_max_operations(4_000_000)
-    (replaced,) = compile_c(fa, COptions()).remarks
-    assert replaced.name == "CpuCode"
+    replaced, scheduled = compile_c(fa, COptions()).remarks
+    assert replaced.name == "CpuCode" and scheduled.name == "ScheduleBudgetExceeded"  # the source order, remembered
+
+
+# Seed 977 (a crash of every back end: "maximal number of operations exceeded" out of
+# `isl_schedule_constraints_compute_schedule`; isl's scheduler spent the SCoP's budget, about a
+# minute, once per back end and variant). `compute_schedule` now falls back to the source order,
+# as it does where isl cannot carry a dependence, remembers it for the SCoP and those options, and
+# the schedule pass, `compile` and the C target say so (`ScheduleBudgetExceeded`). Here isl's
+# scheduler is made to give up at once; the code generated in the source order must still match.
+def test_a_schedule_isl_gives_up_on_runs_in_source_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import islpy as isl
+
+    from core_compiler.analysis import analyze_file
+    from core_compiler.passes import Trace
+    from core_compiler.pipeline import GpuOptions, ScopUnit, run_passes
+    from core_compiler.runtime.differential import check_c, check_opencl
+    from tests.fuzz.run import _llvm
+
+    def gives_up(self: isl.ScheduleConstraints) -> isl.Schedule:
+        raise isl.Error("isl_schedule_constraints_compute_schedule failed: maximal number of operations exceeded")
+
+    monkeypatch.setattr(isl.ScheduleConstraints, "compute_schedule", gives_up)
+    path = tmp_path / "small.c"
+    path.write_text(SMALL)
+    fa = analyze_file(str(path), only="f")
+    trace = Trace()
+    run_passes(ScopUnit.of(fa.functions[0], fa.functions[0].scops[0]), GpuOptions().passes(), trace)
+    said = [r.name for rec in trace.records if rec.name == "schedule" for r in rec.remarks]
+    assert said == ["ScheduleBudgetExceeded"]
+    for n in (13, 1, 0):
+        result = check_c(str(path), "f", {"n": n})
+        assert result.ok and result.kernels == 1, (n, result.comparison.report())
+    assert check_opencl(str(path), "f", {"n": 13}).ok
+    assert _llvm(str(path), "f", {"n": 13}, None, 1, ("tiled", "source order")) is None

@@ -181,12 +181,11 @@ _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "Only pure math functions (`sqrt`, `exp`, `fmax`, …) are allowed, and your own helpers "
        "where hexplore inlines them: those of numbers whose body is `return e;` or `if (c) return "
        "a;` statements and a last `return`, and `void` ones that update arrays "
-       "([InlinedCall](#InlinedCall)). A call statement of a function with a prototype whose "
-       "arguments are numbers and whole arrays is modeled as an opaque call "
-       "([OpaqueCall](#OpaqueCall)); this remark is for the rest: a call inside an expression, "
-       "`printf`-like functions (`...`), an argument such as `&x`, `a + i` or a row `A[i]`, or a "
-       "call that may change a global variable the loops read. Move I/O out of the nest, or "
-       "inline your function.")  # fmt: skip
+       "([InlinedCall](#InlinedCall)). A call of a function with a prototype whose arguments are "
+       "numbers and whole arrays is modeled as an opaque call ([OpaqueCall](#OpaqueCall)); this "
+       "remark is for the rest: `printf`-like functions (`...`), undeclared functions, an "
+       "argument such as `&x`, `a + i` or a row `A[i]`, or a nest that also uses a global "
+       "variable. Move I/O out of the nest, or inline your function.")  # fmt: skip
 _entry("SideEffect", MISSED, REGION, NOT_MODELED,
        "An expression has a side effect hexplore cannot model: an assignment or `++` inside an "
        "expression (`a[i] = (b[i] = 2) + 1;`, `if ((k = i) > 2)`).",
@@ -272,11 +271,12 @@ _entry("NoAliasAssumption", ANALYSIS, ("scop-detect",), FACTS,
        "If they may overlap, the analysis is wrong for that call. Mark the pointers `restrict` to "
        "state the assumption in the code (and let C compilers use it too).")  # fmt: skip
 _entry("OpaqueCall", ANALYSIS, ("scop-detect",), FACTS,
-       "A call statement of a function whose body hexplore does not see (declared only, defined "
-       "in another file, or marked `__attribute__((noinline))`) is one statement of the model: it "
-       "may read and write all of each array passed to it (only read where the parameter points "
-       "to `const`), and reads the numbers passed to it.",
-       "It runs in the original order relative to every statement that touches those arrays, "
+       "A call of a function whose body hexplore does not see (declared only, defined in another "
+       "file, or marked `__attribute__((noinline))`), as a statement (`log_event(a, i);`) or in "
+       "an expression (`y[i] = lookup(t, i);`), is kept as it is: it may read and write all of "
+       "each array passed to it (only read where the parameter points to `const`), and reads the "
+       "numbers passed to it.",
+       "Its statement runs in the original order relative to every statement that touches those arrays, "
        "usually keeping the loop around it sequential. Unless the function is declared "
        "`__attribute__((pure))` or `((const))`, it may also write global variables and do I/O: "
        "such calls keep their order among themselves. A nest that uses a global variable (not "

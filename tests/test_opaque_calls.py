@@ -1,7 +1,7 @@
-"""Calls of functions hexplore does not look into (issue 26): a call statement of a prototyped
-function that is neither math nor inlined is one opaque statement of the model (`OpaqueCall`), which
-may read and write all of each array passed to it (only read through a `const` pointer) and reads
-the numbers passed to it. The generated C and LLVM code call it in the original order relative to
+"""Calls of functions hexplore does not look into (issue 26): a call of a prototyped function
+that is neither math nor inlined, as a statement or in an expression, stays a call (`OpaqueCall`):
+its statement may read and write all of each array passed to it (only read through a `const`
+pointer) and reads the numbers passed to it. The generated C and LLVM code call it in the original order relative to
 what it may touch; GPU code cannot call it (`HostCall`). The callees here are marked
 ``__attribute__((noinline))``: hexplore then sees them as it would a function of another file."""
 
@@ -33,6 +33,13 @@ __attribute__((noinline)) void record(int i, const double *a, double *log) {
 
 __attribute__((noinline)) void note(double v) { seen += v; }
 
+__attribute__((noinline)) double lookup(int n, const double *t, int i) { return t[(i * 7) % n] * 0.5; }
+
+__attribute__((noinline)) double draw(double *state) {
+  state[0] = state[0] * 1.1 + 0.3;
+  return state[0];
+}
+
 void writes_arg(int n, double a[n], double b[n]) {
   for (int i = 0; i < n; i++) {
     b[i] = a[i] + 1.0;
@@ -59,6 +66,13 @@ void numbers_only(int n, double a[n], double b[n]) {
   }
   for (int i = 0; i < n; i++)
     b[i] = a[i] + 1.0;
+}
+
+void in_values(int n, double t[n], double s[n], double y[n]) {
+  for (int i = 0; i < n; i++)
+    y[i] = lookup(n, t, i) + y[i] * draw(s);
+  for (int i = 0; i < n; i++)
+    t[i] = y[i] * 2.0;
 }
 """
 
@@ -112,6 +126,21 @@ def test_calls_with_hidden_effects_keep_their_order() -> None:
     assert not deps.loops[0].parallel and deps.loops[1].parallel
 
 
+def test_a_call_in_an_expression_is_kept_in_its_statement() -> None:
+    f = analyze(CALLS).function("in_values")
+    assert f is not None and len(f.scops) == 1
+    s0 = f.scops[0].scop.statements[0]
+    assert [c.name for c in s0.info.opaque_calls] == ["lookup", "draw"]
+    assert [(a.array, a.may) for a in s0.writes] == [("y", False), ("s", True)]
+    assert sorted(a.array for a in s0.reads if a.may) == ["s", "t"]
+    first, second = f.scops[0].deps.loops
+    assert not first.parallel and second.parallel
+    lookup, draw = named(list(f.remarks), "OpaqueCall")
+    assert lookup.message.startswith("`lookup(n, t, i)` calls a function whose body hexplore does not see: it is "
+                                     "treated as only reading all of `t`, and runs in the original order")
+    assert "reading and writing all of `s`" in draw.message
+
+
 def test_a_pure_callee_runs_in_parallel() -> None:
     src = """
 __attribute__((pure)) double peek(int i, const double *a);
@@ -127,6 +156,14 @@ void f(int n, double *a, double *b) {
     assert f.scops[0].deps.loops[0].parallel
     [note] = named(list(f.remarks), "OpaqueCall")
     assert "only reading all of `a`" in note.message and "declared `pure`" in note.message
+    src2 = "__attribute__((const)) double w(int i);\nvoid g(int n, double *z) { for (int i = 0; i < n; i++) z[i] = w(i); }"
+    g = analyze(src2).function("g")
+    assert g is not None and g.scops[0].deps.loops[0].parallel
+    [note] = named(list(g.remarks), "OpaqueCall")
+    assert note.message == (
+        "`w(i)` calls a function whose body hexplore does not see: it is treated as touching no array of these "
+        "loops; `w` is declared `pure`, so it is assumed to write no global variable and do no I/O"
+    )
 
 
 REFUSED = """
@@ -152,7 +189,7 @@ void io(int n, double *a) {
   for (int i = 0; i < n; i++) printf("%f", a[i]);
 }
 void in_expression(int n, double *a) {
-  for (int i = 0; i < n; i++) a[i] = peek(i, a);
+  for (int i = 0; i < n; i++) a[i] = peek(i, a + 1);
 }
 """
 
@@ -165,7 +202,7 @@ void in_expression(int n, double *a) {
         ("address", "&x", 0, "when each argument is a number or a whole array of the function, and `&x` is neither"),
         ("row", "A[i]", 0, "and `A[i]` is neither"),
         ("io", 'printf("%f", a[i])', 0, "the call to `printf` may have side effects"),
-        ("in_expression", "peek(i, a)", 1, "the call to `peek` may have side effects or read memory"),
+        ("in_expression", "a + 1", 0, "and `a + 1` is neither"),
     ],
 )
 def test_what_stays_refused(function: str, needle: str, nth: int, says: str) -> None:
@@ -180,7 +217,8 @@ def test_no_gpu_code_calls_a_host_function(calls_file: str) -> None:
     fa = analyze(CALLS, calls_file)
     result = compile_file(fa, "opencl", always_offload=True, text=CALLS)
     host = named(list(result.remarks), "HostCall")
-    assert [r.range.line for r in host] == [range_of(CALLS, s).line for s in ("smooth_all(n, a)", "record(i, a, log)", "note(a[i])")]
+    calls = ("smooth_all(n, a)", "record(i, a, log)", "note(a[i])", "lookup(n, t, i)")
+    assert [r.range.line for r in host] == [range_of(CALLS, s).line for s in calls]
     assert "kept on CPU: the loops call `smooth_all`" in host[0].message
     assert not [name for name in result.files if "writes_arg" in name or "reads_arg" in name]
     f = fa.function("writes_arg")
@@ -204,13 +242,13 @@ def _matches_everywhere(path: str, function: str, sizes: list[int]) -> None:
         assert cpu.ok, f"n={n}\n{cpu.report()}"
 
 
-@pytest.mark.parametrize("function", ["writes_arg", "reads_arg"])
+@pytest.mark.parametrize("function", ["writes_arg", "in_values"])
 def test_calls_run_and_match(calls_file: str, function: str) -> None:
     _matches_everywhere(calls_file, function, [37])
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("function", ["writes_arg", "reads_arg", "numbers_only"])
+@pytest.mark.parametrize("function", ["writes_arg", "reads_arg", "numbers_only", "in_values"])
 def test_calls_run_and_match_at_every_size(calls_file: str, function: str) -> None:
     _matches_everywhere(calls_file, function, [37, 1, 0, 33])
 

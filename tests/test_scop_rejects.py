@@ -77,8 +77,8 @@ CASES = [
     ),
     (
         "ImpureCall",
-        "double g(double);\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) x[i] = g(x[i]); }",
-        "g(x[i])",
+        "double g(double *);\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) x[i] = g(x + i); }",
+        "x + i",
     ),
     (
         "PossibleAliasing",

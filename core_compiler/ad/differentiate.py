@@ -168,7 +168,7 @@ def _whole_function(fn: ir.Function) -> RegionInfo:
 def _no_opaque_calls(fn: ir.Function, region: RegionInfo) -> None:
     """`NotDifferentiable` where the function calls a function whose body hexplore does not see
     (`OpaqueCall`): what it computes, and so its derivative, is unknown."""
-    call = next((c for s in region.statements if (c := s.call) is not None), None)
+    call = next((c for s in region.statements for c in s.opaque_calls), None)
     if call is None:
         return
     message = (

@@ -126,7 +126,7 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
             b.store(b.load(stack.redirect[a.name](b, []), typ=ct.llvm_type(a.elem_type)), scope.arrays[a.name])
     b.ret_void()
     _trampoline(module, fn, args, debug)
-    externals = tuple(sorted({c.name for s in scop.statements if (c := s.info.call) is not None}))
+    externals = tuple(sorted({c.name for s in scop.statements for c in s.info.opaque_calls}))
     return CpuModule(name, f"hx_call_{name}", args, str(module), outliner.count, tuple(debug.locations), externals)
 
 

@@ -28,7 +28,7 @@ from core_compiler.llvm.math_calls import MathLibrary, declare
 from core_compiler.scop.affine import Affine, Atom, isl_name, term_pw_aff
 from core_compiler.scop.dependences import reduction_op
 from core_compiler.scop.model import Scop, Statement
-from core_compiler.scop.region import AccessInfo
+from core_compiler.scop.region import AccessInfo, opaque_callable
 
 Redirect = Callable[[ir.IRBuilder, list[ir.Value]], ir.Value]
 
@@ -304,11 +304,17 @@ class _Exprs:
         return CValue(phi, ctype)
 
     def call(self, e: cir.Call) -> CValue:
+        if opaque_callable(e):
+            value = self.opaque_call(e)
+            if value is None:
+                raise UnsupportedExpression(f"`{e.name}` returns nothing")
+            return value
         return self.owner.math.call(self.b, e.name, [self.expr(a) for a in e.args])
 
-    def opaque_call(self, e: cir.Expr) -> None:
-        """``log_event(a, i);``: a call of a function defined elsewhere (the JIT resolves it), with
-        each array passed as its base pointer and each number converted to the parameter's type."""
+    def opaque_call(self, e: cir.Expr) -> CValue | None:
+        """``log_event(a, i)``: a call of a function defined elsewhere (the JIT resolves it), with
+        each array passed as its base pointer and each number converted to the parameter's type;
+        its value, None for a `void` function."""
         assert isinstance(e, cir.Call) and e.signature is not None
         values: list[ir.Value] = []
         for arg, ptype in zip(e.args, e.signature.params, strict=True):
@@ -319,7 +325,8 @@ class _Exprs:
                 values.append(ct.convert(self.b, self.expr(arg), ptype).value)
         sig = e.signature
         result = ir.VoidType() if sig.result == "void" else ct.llvm_type(sig.result)
-        self.b.call(declare(self.b.module, e.name, result, [v.type for v in values]), values)
+        value = self.b.call(declare(self.b.module, e.name, result, [v.type for v in values]), values)
+        return None if sig.result == "void" else CValue(value, ct.canonical(sig.result))
 
     def cast(self, e: cir.Cast) -> CValue:
         if not isinstance(e.type, cir.Scalar):

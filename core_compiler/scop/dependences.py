@@ -242,7 +242,7 @@ def _chosen_extreme(v: ir.Expr, target: str) -> tuple[str, ir.Expr] | None:
 
 def _reductions(scop: Scop):  # type: ignore[no-untyped-def]
     for s in scop.statements:
-        if s.info.call is not None:
+        if s.info.opaque_calls:
             continue
         found = reduction_op(s.info.assignment)
         if found is None:

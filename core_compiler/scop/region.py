@@ -94,11 +94,17 @@ class StmtInfo:
         return self.node
 
     @property
+    def opaque_calls(self) -> tuple[ir.Call, ...]:
+        """The calls of functions hexplore does not see into: the statement's own (`call`) or those
+        in its value (``a[i] = lookup(t, i)``)."""
+        exprs = [self.node.expr] if isinstance(self.node, ir.ExprStmt) else [self.node.target, self.node.value]
+        return tuple(c for e in exprs for c in ir.walk_expr(e) if isinstance(c, ir.Call) and opaque_callable(c))
+
+    @property
     def hidden_effects(self) -> bool:
-        """An opaque call that may read and write global variables and do I/O: such calls keep
-        their order among themselves."""
-        call = self.call
-        return call is not None and not (call.signature is not None and call.signature.pure)
+        """Whether the statement calls a function that is not `pure`: it may read and write global
+        variables and do I/O, so such statements keep their order among themselves."""
+        return any(not (c.signature is not None and c.signature.pure) for c in self.opaque_calls)
 
 
 @dataclass(frozen=True)
@@ -168,6 +174,7 @@ class _Walker:
     local_array_dims: dict[str, tuple[str, ...]] = field(default_factory=dict)  # declared inside the nest
     delinearized: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unmodeled: set[str] = field(default_factory=set)  # counters of the enclosing loops that are not modeled
+    call_writes: list[AccessInfo] = field(default_factory=list)  # what the opaque calls of a statement may write
     private_loops: dict[int, tuple[str, ...]] = field(default_factory=dict)  # `private_scalars`
 
     # --------------------------------------------------------------------------- names
@@ -353,6 +360,7 @@ class _Walker:
         reads = list(self.reads(s.value, ctx, allowed))
         if s.op != "=" and write is not None:
             reads.append(write)
+        call_writes, self.call_writes = self.call_writes, []
         if write is None:
             return
         self.statements.append(
@@ -363,13 +371,13 @@ class _Walker:
                 ctx.constraints,
                 ctx.position,
                 tuple(reads),
-                (write,),
+                (write, *call_writes),
             )
         )
 
     def expr_stmt(self, s: ir.ExprStmt, ctx: _Ctx) -> None:
         e = s.expr
-        if isinstance(e, ir.Call) and _opaque_callable(e):
+        if isinstance(e, ir.Call) and opaque_callable(e):
             self.opaque_call(s, e, ctx)
         elif isinstance(e, ir.Call) and not is_pure_math(e):
             self.problem(
@@ -387,26 +395,36 @@ class _Walker:
             self.problem("UnsupportedStatement", "an expression statement with no effect", s.range)
 
     def opaque_call(self, s: ir.ExprStmt, call: ir.Call, ctx: _Ctx) -> None:
-        """``log_event(a, i);`` of a function hexplore cannot see into, as one statement that may
-        read and write all of each array passed to it (read only, where the parameter points to
-        `const` or the function is `pure`) and reads the numbers passed to it."""
+        """``log_event(a, i);`` of a function hexplore cannot see into, as one statement (`call_accesses`)."""
+        reads = list(self.call_accesses(call, ctx, self.allowed(ctx)))
+        writes, self.call_writes = self.call_writes, []
+        info = StmtInfo(f"S{len(self.statements)}", s, ctx.loops, ctx.constraints, ctx.position, tuple(reads), tuple(writes))
+        self.statements.append(info)
+
+    def call_accesses(
+        self, call: ir.Call, ctx: _Ctx, allowed: object, guard: tuple[Dnf, ...] = ()
+    ) -> Iterator[AccessInfo]:
+        """The reads of a call of a function hexplore cannot see into: all of each array passed to it
+        (which it may also write, unless the parameter points to `const` or the function is `pure`:
+        those go to `call_writes`) and the numbers passed to it; and an `OpaqueCall` note."""
         assert call.signature is not None
-        allowed = self.allowed(ctx)
+        sig = call.signature
         reads: list[AccessInfo] = []
         writes: list[AccessInfo] = []
-        for arg, ptype, const in zip(call.args, call.signature.params, call.signature.const_pointees, strict=True):
+        for arg, ptype, const in zip(call.args, sig.params, sig.const_pointees, strict=True):
             if not ptype.endswith("*"):
-                reads += self.reads(arg, ctx, allowed)
+                reads += self.reads(arg, ctx, allowed, guard)
                 continue
             whole = self.whole_array(arg, call)
             if whole is None:
-                return
+                continue
             reads.append(whole)
-            if not (const or call.signature.pure):
+            if not (const or sig.pure):
                 writes.append(whole)
-        info = StmtInfo(f"S{len(self.statements)}", s, ctx.loops, ctx.constraints, ctx.position, tuple(reads), tuple(writes))
-        self.statements.append(info)
-        self.assumptions.append(Problem("OpaqueCall", _opaque_note(info), call.range, (("callee", call.name),)))
+        self.call_writes += writes
+        note = _opaque_note(call, [a.array for a in writes], [a.array for a in reads if a.whole])
+        self.assumptions.append(Problem("OpaqueCall", note, call.range, (("callee", call.name),)))
+        yield from reads
 
     def whole_array(self, arg: ir.Expr, call: ir.Call) -> AccessInfo | None:
         """All of the array `arg` names, as an argument of `call`; None (with a problem) where `arg`
@@ -434,6 +452,9 @@ class _Walker:
             acc = self.access(e, ctx, allowed, is_write=False)
             if acc is not None:
                 yield replace(acc, guard=guard) if guard else acc
+            return
+        if isinstance(e, ir.Call) and opaque_callable(e):
+            yield from self.call_accesses(e, ctx, allowed, guard)
             return
         if isinstance(e, ir.Call) and not is_pure_math(e):
             self.problem(
@@ -717,7 +738,7 @@ _GUARDED = (
 )
 
 
-def _opaque_callable(call: ir.Call) -> bool:
+def opaque_callable(call: ir.Call) -> bool:
     """A call hexplore keeps as an opaque statement: a prototyped function that is not math, takes
     a fixed number of numbers and pointers to numbers, and returns nothing or a number (ignored)."""
     sig = call.signature
@@ -890,7 +911,7 @@ def _global_hazards(function: ir.Function, walker: _Walker) -> list[Problem]:
     uses one that is not `const` (a loop bound, a factor, a global array), it is not modeled (the
     safe choice: the JIT'd code works on copies of the global arrays, the called function on the
     originals)."""
-    calls = [s.call for s in walker.statements if s.call is not None]
+    calls = [c for s in walker.statements for c in s.opaque_calls]
     used = _mutable_globals(function, set(walker.params) | set(walker.readonly) | set(walker.arrays))
     if not calls or not used:
         return []
@@ -905,12 +926,10 @@ def _global_hazards(function: ir.Function, walker: _Walker) -> list[Problem]:
     )]  # fmt: skip
 
 
-def _opaque_note(s: StmtInfo) -> str:
+def _opaque_note(call: ir.Call, written: list[str], read: list[str]) -> str:
     """What hexplore assumed of an opaque call, for the C programmer."""
-    call = s.call
-    assert call is not None and call.signature is not None
-    written = [a.array for a in s.writes]
-    read_only = [a.array for a in s.reads if a.whole and a.array not in written]
+    assert call.signature is not None
+    read_only = [a for a in read if a not in written]
     parts = [f"reading and writing all of {_names(written)}"] if written else []
     parts += [f"only reading all of {_names(read_only)}"] if read_only else []
     what = " and ".join(parts) or "touching no array of these loops"
@@ -921,9 +940,9 @@ def _opaque_note(s: StmtInfo) -> str:
             "it may also read and write global variables (none of which these loops use) and do I/O, "
             "so it also keeps its order among other such calls"
         )
+    order = ", and runs in the original order relative to every statement that touches these" if parts else ""
     return (
-        f"`{_text(call)}` calls a function whose body hexplore does not see: it is treated as {what}, and runs "
-        f"in the original order relative to every statement that touches these; {globals_}"
+        f"`{_text(call)}` calls a function whose body hexplore does not see: it is treated as {what}{order}; {globals_}"
     )
 
 

@@ -380,7 +380,7 @@ def decide(
 
 def host_call(scop: Scop) -> Remark | None:
     """``HostCall`` when the SCoP calls a function of the program (an opaque call): GPU code cannot."""
-    call = next((c for s in scop.statements if (c := s.info.call) is not None), None)
+    call = next((c for s in scop.statements for c in s.info.opaque_calls), None)
     if call is None:
         return None
     return missed(

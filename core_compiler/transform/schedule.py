@@ -120,7 +120,7 @@ def compute_gpu_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions
     """The strict schedule, unless some statement gets no parallel loop and `options` allows
     parallel reductions: then reductions may run in parallel (with atomics, see `map_to_gpu`).
     `HostOnly` for a SCoP that calls a function of the program (`OpaqueCall`)."""
-    call = next((c for s in scop.statements if (c := s.info.call) is not None), None)
+    call = next((c for s in scop.statements for c in s.info.opaque_calls), None)
     if call is not None:
         raise HostOnly(f"these loops call `{call.name}`, a function of your program that GPU code cannot call")
     strict = compute_schedule(scop, deps, replace(options, parallel_reductions=False))

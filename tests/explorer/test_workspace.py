@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import random
 import threading
 from pathlib import Path
 
@@ -357,3 +358,32 @@ def test_ranges_move_through_an_edit_by_their_ends() -> None:
     assert remap.move(at(3, 5, 3, 11)) == at(3, 5, 3, 12)
     assert Remap(PATH, TextAt("x = b;", 3, 5), TextAt("x = c;", 3, 5)).move(at(3, 9, 3, 10)) is None
     assert remap.move(at(2, 1, 2, 4)) is None  # outside the function: not moved with it
+
+
+def test_blanks_and_comments_typed_in_functions_give_what_a_fresh_analysis_gives(ws: Workspace) -> None:
+    """Differential: spaces, line breaks and comments inserted at blanks inside function bodies
+    (the analysis is moved through them), and now and then anywhere (inside a token or a header:
+    analysed again), each result equal to the core's from scratch."""
+    rng = random.Random(29)
+    before = {f.name: f.analysis.function.text for f in ws.analyze(URI).functions}
+    moved = 0
+    for version in range(2, 14):
+        text = ws.document(URI).text
+        at = rng.choice(_blanks_in_bodies(text)) if rng.random() < 0.8 else rng.randrange(len(text))
+        line, col = text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1)
+        ws.edit(URI, [TextChange(rng.choice((" ", "\n", "  /* x */ ", "\n// y\n")), (line, col), (line, col))], version)
+        result = ws.analyze(URI)
+        now = {f.name: f.analysis.function.text for f in result.functions}
+        moved += sum(f.origin == "relocated" and now[f.name] != before.get(f.name) for f in result.functions)
+        before = now
+        assert_same_as_core(result)
+    assert moved >= 6, "most insertions leave a function's code as it was"
+
+
+def _blanks_in_bodies(text: str) -> list[int]:
+    depth, out = 0, []
+    for k, c in enumerate(text):
+        depth += (c == "{") - (c == "}")
+        if depth > 0 and c in " \n":
+            out.append(k)
+    return out

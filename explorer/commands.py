@@ -42,7 +42,7 @@ from core_compiler.transform.cpu_schedule import CpuOptions
 from core_compiler.transform.gpu_cost import gpu_cost, ptxas_resources, render_cost, with_registers
 from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions
 from core_compiler.transform.memory import DEFAULT_MAX_SHARED_BYTES, MemoryOptions
-from core_compiler.transform.profitability import decide, fixed_by_context
+from core_compiler.transform.profitability import decide, fixed_by_context, host_call
 from core_compiler.transform.sizes import SizesError, parse_sizes
 
 if TYPE_CHECKING:  # the AD modules load only for `hexplore grad`, the tuner for `hexplore tune`
@@ -98,6 +98,10 @@ def gpu_report(fa: FileAnalysis, params: Sequence[str] = (), registers: bool = F
     out = []
     for f in fa.functions:
         for sa in f.scops:
+            on_host = host_call(sa.scop)
+            if on_host is not None:  # GPU code cannot call the program's functions: no mapping
+                out.append(f"\n{sa.scop.name}: no GPU code\n{remark_text(on_host)}\n")
+                continue
             trace = Trace()
             unit = run_passes(ScopUnit(sa, ""), GpuOptions().passes(), trace)
             schedule, mapping = trace.records

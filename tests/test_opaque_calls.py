@@ -17,6 +17,7 @@ from core_compiler.errors import HostOnly, NotDifferentiable
 from core_compiler.pipeline import gpu_program
 from core_compiler.runtime.cpu_variants import check_llvm_cpu
 from core_compiler.runtime.differential import check_c
+from explorer.commands import gpu_report
 from tests.helpers import analyze, named, range_of
 
 CALLS = """
@@ -225,6 +226,8 @@ def test_no_gpu_code_calls_a_host_function(calls_file: str) -> None:
     assert f is not None
     with pytest.raises(HostOnly, match="call `smooth_all`"):
         gpu_program(f.scops[0])
+    report = gpu_report(analyze(CALLS, calls_file))  # `hexplore analyze --gpu`
+    assert "writes_arg#scop0: no GPU code\n" in report and "[Missed:HostCall]" in report
 
 
 def test_no_derivative_through_an_opaque_call(calls_file: str) -> None:

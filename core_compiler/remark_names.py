@@ -185,7 +185,7 @@ _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "numbers and whole arrays is modeled as an opaque call ([OpaqueCall](#OpaqueCall)); this "
        "remark is for the rest: `printf`-like functions (`...`), undeclared functions, an "
        "argument such as `&x`, `a + i` or a row `A[i]`, or a nest that also uses a global "
-       "variable. Move I/O out of the nest, or inline your function.")  # fmt: skip
+       "variable it does not pass to the call. Move I/O out of the nest, or inline your function.")  # fmt: skip
 _entry("SideEffect", MISSED, REGION, NOT_MODELED,
        "An expression has a side effect hexplore cannot model: an assignment or `++` inside an "
        "expression (`a[i] = (b[i] = 2) + 1;`, `if ((k = i) > 2)`).",
@@ -280,7 +280,8 @@ _entry("OpaqueCall", ANALYSIS, ("scop-detect",), FACTS,
        "usually keeping the loop around it sequential. Unless the function is declared "
        "`__attribute__((pure))` or `((const))`, it may also write global variables and do I/O: "
        "such calls keep their order among themselves. A nest that uses a global variable (not "
-       "`const`) besides such a call is not modeled ([ImpureCall](#ImpureCall)). The generated C "
+       "`const`) is modeled only if it passes it to every such call, as TSVC's loops pass their "
+       "arrays to `dummy` ([ImpureCall](#ImpureCall)). The generated C "
        "and LLVM code call it with the same arguments; the loop nest stays on the CPU "
        "([HostCall](#HostCall)).")  # fmt: skip
 _entry("Delinearized", ANALYSIS, ("scop-detect",), FACTS,

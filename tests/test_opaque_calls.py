@@ -102,8 +102,8 @@ def test_a_call_is_an_opaque_statement() -> None:
     assert note.message == (
         "`smooth_all(n, a)` calls a function whose body hexplore does not see: it is treated as reading and "
         "writing all of `a`, and runs in the original order relative to every statement that touches these; "
-        "it may also read and write global variables (none of which these loops use) and do I/O, so it also "
-        "keeps its order among other such calls"
+        "it may also read and write global variables these loops do not use and do I/O, so it also keeps its "
+        "order among other such calls"
     )
 
 
@@ -234,6 +234,68 @@ def test_no_derivative_through_an_opaque_call(calls_file: str) -> None:
     with pytest.raises(NotDifferentiable, match="it calls `smooth_all`, whose body hexplore does not see") as e:
         differentiate(calls_file, "writes_arg", ("a",))
     assert [r.name for r in e.value.remarks] == ["ImpureCall"]
+
+
+# TSVC's loops: each timing iteration ends with a call of `dummy` (defined in another file) that is
+# passed every global array, so that the compiler cannot drop the loops
+TSVC = """
+#define LEN 64
+#define LEN2 16
+float a[LEN], b[LEN], c[LEN], d[LEN], e[LEN];
+float aa[LEN2][LEN2], bb[LEN2][LEN2], cc[LEN2][LEN2];
+__attribute__((noinline)) int dummy(float a[LEN], float b[LEN], float c[LEN], float d[LEN], float e[LEN],
+                                    float aa[LEN2][LEN2], float bb[LEN2][LEN2], float cc[LEN2][LEN2], float s) {
+  a[0] += 0.5f * s + b[1];
+  return 0;
+}
+void s000(int ntimes) {
+  for (int nl = 0; nl < ntimes; nl++) {
+    for (int i = 0; i < LEN; i++)
+      a[i] = b[i] + 1.0f;
+    dummy(a, b, c, d, e, aa, bb, cc, 1.f);
+  }
+}
+void s1115(int ntimes) {
+  for (int nl = 0; nl < ntimes; nl++) {
+    for (int i = 0; i < LEN2; i++)
+      for (int j = 0; j < LEN2; j++)
+        aa[i][j] = aa[i][j] * cc[j][i] + bb[i][j];
+    dummy(a, b, c, d, e, aa, bb, cc, 0.f);
+  }
+}
+void not_passed(int ntimes) {
+  for (int nl = 0; nl < ntimes; nl++) {
+    for (int i = 0; i < LEN; i++)
+      a[i] = b[i] * 2.0f;
+    dummy(b, b, c, d, e, aa, bb, cc, 0.f);
+  }
+}
+"""
+
+
+def test_global_arrays_passed_to_the_call_are_modeled() -> None:
+    fa = analyze(TSVC)
+    for name in ("s000", "s1115"):
+        f = fa.function(name)
+        assert f is not None and len(f.scops) == 1, name
+        timing, *inner = f.scops[0].deps.loops
+        assert not timing.parallel and inner[0].parallel, name
+    f = fa.function("not_passed")  # the loop over `nl` is not modeled, the one over `i` inside it is
+    assert f is not None and [[lp.var for lp in sa.scop.loops] for sa in f.scops] == [["i"]]
+    [refused] = named(list(f.remarks), "ImpureCall")
+    assert refused.message.startswith("`dummy` may read or change the global variable `a`, which these loops also use")
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("function", ["s000", "s1115"])
+def test_tsvc_loops_run_and_match(tmp_path: Path, function: str) -> None:
+    path = tmp_path / "tsvc.c"
+    path.write_text(TSVC)
+    for ntimes in (3, 1, 0):
+        c = check_c(str(path), function, {"ntimes": ntimes}, openmp=True)
+        assert c.ok, f"ntimes={ntimes}\n{c.comparison.report()}"
+        cpu = check_llvm_cpu(str(path), function, {"ntimes": ntimes}, threads=2)
+        assert cpu.ok, f"ntimes={ntimes}\n{cpu.report()}"
 
 
 def _matches_everywhere(path: str, function: str, sizes: list[int]) -> None:

@@ -908,15 +908,16 @@ def _mutable_globals(function: ir.Function, names: object) -> list[str]:
 
 def _global_hazards(function: ir.Function, walker: _Walker) -> list[Problem]:
     """An opaque call may read any global variable (and write it, unless `pure`): where the nest
-    uses one that is not `const` (a loop bound, a factor, a global array), it is not modeled (the
-    safe choice: the JIT'd code works on copies of the global arrays, the called function on the
-    originals)."""
+    uses one that is not `const` (a loop bound, a factor, a global array) and does not pass it to
+    every such call (TSVC's ``dummy(a, b, c, ...)``: the call's accesses through it are modeled),
+    it is not modeled."""
     calls = [c for s in walker.statements for c in s.opaque_calls]
     used = _mutable_globals(function, set(walker.params) | set(walker.readonly) | set(walker.arrays))
-    if not calls or not used:
+    passed = [{a.name for a in c.args if isinstance(a, ir.Var)} for c in calls]
+    used = [g for g in used if not all(g in names for names in passed)]
+    call = next((c for c, names in zip(calls, passed, strict=True) if used[0] not in names), None) if used else None
+    if call is None:
         return []
-    call = calls[0]
-    assert call is not None
     return [Problem(
         "ImpureCall",
         f"`{call.name}` may read or change the global variable `{used[0]}`, which these loops also use; "
@@ -937,8 +938,8 @@ def _opaque_note(call: ir.Call, written: list[str], read: list[str]) -> str:
         globals_ = f"`{call.name}` is declared `pure`, so it is assumed to write no global variable and do no I/O"
     else:
         globals_ = (
-            "it may also read and write global variables (none of which these loops use) and do I/O, "
-            "so it also keeps its order among other such calls"
+            "it may also read and write global variables these loops do not use and do I/O, so it also "
+            "keeps its order among other such calls"
         )
     order = ", and runs in the original order relative to every statement that touches these" if parts else ""
     return (

@@ -388,7 +388,9 @@ _entry("VectorLoads", PASSED, ("codegen-opencl",), GPU,
        "vector loads and stores (`vload4`/`vstore4`): the message names the loop and the "
        "contiguous accesses.",
        "A row's last iterations that do not fill a vector run one by one, so any size is right. "
-       "The width is PPOpenCL's per-platform choice: CPU devices (PoCL) gain from it, GPUs less.")  # fmt: skip
+       "The width is PPOpenCL's per-platform choice, kept only where `hexplore tune` measured it "
+       "faster: on PoCL, which already vectorizes across neighbouring threads, rows per thread were "
+       "slower for gemm, 2mm, syrk and jacobi-2d (benchmarks/results/tune-vector-2026-11-26.md).")  # fmt: skip
 _entry("NoVectorLoads", MISSED, ("codegen-opencl",), GPU,
        "A vector width was asked for, but this kernel's rows of iterations run one by one: the "
        "message says why (an access that is not contiguous along the row, such as `A[j][k]` with "

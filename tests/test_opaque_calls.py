@@ -167,6 +167,21 @@ void f(int n, double *a, double *b) {
     )
 
 
+def test_a_device_function_stays_refused_in_a_kernel() -> None:
+    """A CUDA kernel's callee is a `__device__` function: host code cannot call it, so the kernel
+    is not modeled (as before), rather than checked for races around an opaque call."""
+    src = """
+__device__ __noinline__ float helper(float *p, int i) { p[i] *= 2.0f; return p[i]; }
+__global__ void kern(int n, float *a, float *b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = helper(a, i);
+}
+"""
+    fa = analyze(src, "k.cu")
+    assert not named(fa.all_remarks(), "OpaqueCall") and not named(fa.all_remarks(), "DataRace")
+    assert named(fa.all_remarks(), "CudaKernelNotModeled")
+
+
 REFUSED = """
 #include <stdio.h>
 int N;

@@ -34,9 +34,12 @@ def no_inline(defn: ci.Cursor) -> bool:
 
 def signature(call: ci.Cursor) -> ir.CallSignature | None:
     """The prototype of the function `call` calls, when it takes numbers and pointers to numbers
-    and returns a number or nothing; None otherwise (a struct, a function pointer, no prototype)."""
+    and returns a number or nothing; None otherwise (a struct, a function pointer, no prototype, a
+    CUDA `__device__` function: host code cannot call it, nor the CPU translation of a kernel)."""
     ref = call.referenced
     if ref is None or ref.kind != K.FUNCTION_DECL or ref.type.kind != T.FUNCTIONPROTO:
+        return None
+    if any(c.kind in (K.CUDADEVICE_ATTR, K.CUDAGLOBAL_ATTR) for c in ref.get_children()):
         return None
     result = ref.result_type.get_canonical()
     params = list(ref.type.argument_types())

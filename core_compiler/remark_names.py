@@ -431,8 +431,18 @@ _entry("AssumedBlockSize", ANALYSIS, CK, CUDA_INPUT,
 _entry("UnrolledBlockLoop", ANALYSIS, CK, CUDA_INPUT,
        "A loop whose counter halves or doubles (`s >>= 1`, `s *= 2`) from a value the block size "
        "fixes is read as one copy of its body per value, as in a tree reduction.")  # fmt: skip
+_entry("GridStrideLoop", ANALYSIS, CK, CUDA_INPUT,
+       "A grid-stride loop (`for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
+       "blockDim.x * gridDim.x)`) over a grid known only at run time gives each `i` below `n` to "
+       "one thread, once, whatever the grid: it is checked and run as one `i` per thread over "
+       "the blocks that cover `n`. A race found between two values of `i` happens on a grid that "
+       "large; on a smaller one a thread may run both in turn.",
+       "Applies where the kernel is that loop and declarations before it, with no "
+       "`__syncthreads()`; with other statements the loop is not modeled (launch it with one "
+       "constant grid in this file to check it for that grid).")  # fmt: skip
 _entry("DelinearizedRows", ANALYSIS, CK, CUDA_INPUT,
-       "A flat pointer indexed as `row * 80 + col` everywhere in the kernel is read as rows of 80 "
+       "A flat pointer indexed as `row * 80 + col` (or `row * n + col` where one access names a "
+       "constant row, `(0) * (n) + col`) everywhere in the kernel is read as rows of 80 (or `n`) "
        "elements, assuming each inner subscript stays within its row (as `Delinearized` does for "
        "rows of `n`): a column that ran past its row would touch the next row's elements.")  # fmt: skip
 _entry("DataRace", MISSED, CK, CUDA_INPUT,

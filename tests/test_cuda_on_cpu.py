@@ -271,3 +271,32 @@ def test_a_stencil_split_moves_boundary_rows_after_its_first_launch() -> None:
     received = sum(moved_in for moved_in, _ in devices.moved())
     # both arrays once, and per later launch one boundary row each way: far below 6 whole copies
     assert received == 2 * n * n * 4 + 5 * 2 * row + 2 * row
+
+
+# ------------------------------------------------------------------------------ run-time grids
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 37, 100])
+def test_a_grid_stride_loop_over_a_run_time_grid_covers_every_element_once(n: int) -> None:
+    """`grid_stride.cu`'s loops are modeled over the blocks that cover `n`, whatever grid the
+    launch gives (`GridStrideLoop`): the kernel has no `gridDim` parameter, and its translation
+    gives the loop's result for launches of 1, 2 and 5 blocks of 8 threads (fewer threads than
+    elements, each thread several iterations, or more)."""
+    fns = {f.name: f for f in run_frontend(str(SUITE / "grid_stride.cu")).functions}
+    rng = np.random.default_rng(n)
+    x = rng.random(n + 1, dtype=np.float32)
+    scale, axpy = compile_kernel(fns["scale_stride"]), compile_kernel(fns["axpy_stride"])
+    assert not any(p.startswith("gridDim") for p in scale.model.scop.params + axpy.model.scop.params)
+    for blocks in (1, 2, 5):
+        y = np.full(n + 1, -1.0, dtype=np.float32)
+        scale({"y": y, "x": x, "a": 2.0, "n": n}, {"x": blocks})
+        want = np.where(np.arange(n + 1) < n, np.float32(2) * x, np.float32(-1))
+        np.testing.assert_array_equal(y, want)
+        axpy({"n": n, "a": 3.0, "x": x, "y": y}, {"x": blocks})
+        np.testing.assert_allclose(y, np.where(np.arange(n + 1) < n, np.float32(3) * x + want, want), rtol=1e-6)
+
+
+def test_a_race_in_a_grid_stride_loop_is_found() -> None:
+    fns = {f.name: f for f in run_frontend(str(SUITE / "grid_stride.cu")).functions}
+    with pytest.raises(NotTranslatable, match="data race"):
+        compile_kernel(fns["shift_stride"])

@@ -54,12 +54,23 @@ class GridShape:
     thread_axes: tuple[str, ...]  # the axes of threadIdx modeled, outermost first
     launch: ir.Launch | None  # the launch that gave the block size; None where it is assumed
     grid: dict[str, int] = field(default_factory=dict)  # gridDim fixed by the launches (grid-stride loops); else any
+    # a grid-stride loop `i < n` over a run-time grid: the axis's blocks are those that cover `n`
+    covered: dict[str, ir.Expr] = field(default_factory=dict)
 
     def grid_dim(self, axis: str, rng: SourceRange) -> ir.Expr:
         """``gridDim.<axis>``: the constant of the launches, or the size it is."""
         if axis in self.grid:
             return ir.IntLit(self.grid[axis], rng)
         return ir.Var(f"gridDim.{axis}", rng, _INT)
+
+    def block_loop(self, axis: str, body: tuple[ir.Stmt, ...], rng: SourceRange) -> ir.For:
+        """``for (blockIdx.<axis> = 0; blockIdx.<axis> < gridDim.<axis>; ...)``; over a covered
+        axis the blocks whose first thread is below the grid-stride loop's bound."""
+        var = f"blockIdx.{axis}"
+        if axis not in self.covered:
+            return _loop(var, self.grid_dim(axis, rng), body, rng)
+        first = ir.Binary("*", ir.Var(var, rng, _INT), ir.IntLit(self.block[axis], rng), rng)
+        return ir.For(var, ir.IntLit(0, rng), ir.Binary("<", first, self.covered[axis], rng), 1, body, rng, rng, True)
 
     @property
     def iterators(self) -> tuple[str, ...]:
@@ -162,7 +173,8 @@ def grid_shape(fn: ir.Function) -> tuple[GridShape, list[Remark]]:
     grid = dict(zip(("x", "y", "z"), launch.grid if launch else (None, None, None), strict=True))
     threads = tuple(a for a in AXES if f"threadIdx.{a}" in used or block[a] > 1)
     blocks = tuple(a for a in AXES if {f"blockIdx.{a}", f"gridDim.{a}"} & used or (grid[a] or 1) > 1)
-    return GridShape(block, blocks, threads or ("x",), launch, _stride_grid(fn)), remarks
+    fixed = _stride_grid(fn)
+    return GridShape(block, blocks, threads or ("x",), launch, fixed, _covered(fn, fixed)), remarks
 
 
 def _stride_grid(fn: ir.Function) -> dict[str, int]:
@@ -179,6 +191,84 @@ def _stride_grid(fn: ir.Function) -> dict[str, int]:
         if len(sizes) == 1 and None not in sizes:
             out[axis] = sizes.pop()
     return out  # type: ignore[return-value]
+
+
+def _covered(fn: ir.Function, fixed: dict[str, int]) -> dict[str, ir.Expr]:
+    """The axis and bound `n` of a grid-stride loop over a run-time grid, where the kernel is that
+    loop and the declarations before it::
+
+        int i0 = blockIdx.x * blockDim.x + threadIdx.x;
+        for (int i = i0; i < n; i += blockDim.x * gridDim.x) body   (no `__syncthreads()`)
+
+    For any positive grid each `i` in [0, n) is one thread's, once; so the loop is modeled as one
+    iteration per thread over the blocks that cover [0, n) (`blockIdx.x * blockDim.x < n`). A
+    race between two `i` is then one between two threads, as it is on a grid that large; on a
+    smaller grid one thread may run both, one after the other, which orders them: races found are
+    races for some grid, and none found means none for any. Else {}."""
+    values = _top_level_values(fn.body)
+    loops = [s for s in fn.body if isinstance(s, ir.OtherLoop) and s.header is not None]
+    rest = [s for s in fn.body if not isinstance(s, ir.Decl) and s not in loops]
+    if len(loops) != 1 or rest or _calls(fn.body, "__syncthreads"):
+        return {}
+    h = loops[0].header
+    assert h is not None
+    axes = {e.name[-1] for e in ir.walk_expr(_through(h.value, values)) if isinstance(e, ir.Var) and e.name.startswith("gridDim.")}
+    if len(axes) != 1 or (axis := axes.pop()) in fixed or h.op != "+=":
+        return {}
+    step, first = _through(h.value, values), _through(h.init, values)
+    bound = _upper_bound(h.cond, h.var)
+    if bound is None or not _is_thread_index(first, axis) or not _is_grid_stride(step, axis):
+        return {}
+    return {axis: _through(bound, values)}
+
+
+def _calls(body: tuple[ir.Stmt, ...], name: str) -> bool:
+    return any(isinstance(e, ir.Call) and e.name == name for e in ir.all_exprs(body))
+
+
+def _upper_bound(cond: ir.Expr, var: str) -> ir.Expr | None:
+    """`n` of ``var < n`` (or ``n > var``), where `n` reads neither `var` nor a thread or block id."""
+    cond = _uncast(cond)
+    if not isinstance(cond, ir.Binary) or cond.op not in ("<", ">"):
+        return None
+    v, n = (cond.lhs, cond.rhs) if cond.op == "<" else (cond.rhs, cond.lhs)
+    names = {x.name for x in ir.walk_expr(n) if isinstance(x, ir.Var)}
+    if not (isinstance(_uncast(v), ir.Var) and _uncast(v).name == var) or var in names:  # type: ignore[union-attr]
+        return None
+    return None if any(x.startswith(("threadIdx.", "blockIdx.", "blockDim.", "gridDim.")) for x in names) else n
+
+
+def _is_thread_index(e: ir.Expr, axis: str) -> bool:
+    """``blockIdx.x * blockDim.x + threadIdx.x``, in any order: the thread's index in the grid."""
+    at = lambda b, t: _value_at(e, {f"blockIdx.{axis}": b, f"threadIdx.{axis}": t, f"blockDim.{axis}": 7})  # noqa: E731
+    return all(at(b, t) == 7 * b + t for b, t in ((0, 0), (0, 1), (1, 0), (2, 3), (5, 2)))
+
+
+def _is_grid_stride(e: ir.Expr, axis: str) -> bool:
+    """``blockDim.x * gridDim.x``: the number of threads in the grid."""
+    at = lambda g: _value_at(e, {f"blockDim.{axis}": 7, f"gridDim.{axis}": g})  # noqa: E731
+    return all(at(g) == 7 * g for g in (1, 2, 5))
+
+
+def _value_at(e: ir.Expr, env: dict[str, int]) -> int | None:
+    """`e` (sums and products of `env`'s names and constants) at `env`, else None."""
+    e = _uncast(e)
+    if isinstance(e, ir.IntLit):
+        return e.value
+    if isinstance(e, ir.Var):
+        return env.get(e.name)
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*"):
+        a, b = _value_at(e.lhs, env), _value_at(e.rhs, env)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    return None
+
+
+def _uncast(e: ir.Expr) -> ir.Expr:
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return e
 
 
 def _top_level_values(body: tuple[ir.Stmt, ...]) -> dict[str, ir.Expr]:
@@ -231,13 +321,13 @@ def kernel_nest(fn: ir.Function, shape: GridShape) -> tuple[ir.Function, frozens
     inner: tuple[ir.Stmt, ...] = rest
     for axis in reversed(shape.thread_axes):
         inner = (_loop(f"threadIdx.{axis}", ir.IntLit(shape.block[axis], fn.range), inner, fn.range),)
-    params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes if a not in shape.grid)
+    params = tuple(ir.Param(f"gridDim.{a}", _INT, fn.range) for a in shape.block_axes if a not in {**shape.grid, **shape.covered})
     inner, flat, row_notes = rows(inner, fn.params, _top_level_values(fn.body))  # before `row` is replaced by what it is set to
     inner, notes = induction.substituted(inner, flat + params)
     inner = _without_dead_locals(inner)
     outer: tuple[ir.Stmt, ...] = (*shared, ir.Decl(BARRIER, _INT, None, fn.range), *inner)
     for axis in reversed(shape.block_axes):
-        outer = (_loop(f"blockIdx.{axis}", shape.grid_dim(axis, fn.range), outer, fn.range),)
+        outer = (shape.block_loop(axis, outer, fn.range),)
     names = {d.name for d in shared}  # `extern __shared__ float s[];` is no global of the file
     globals_ = tuple(g for g in fn.globals if g.name not in names)
     nest = replace(fn, body=outer, params=flat + params, is_cuda_kernel=False, globals=globals_)
@@ -379,6 +469,9 @@ class _Rewrite:
         return replace(s, expr=self.expr(call))
 
     def other_loop(self, s: ir.OtherLoop, h: ir.LoopHeader) -> tuple[ir.Stmt, ...]:
+        if any(isinstance(x, ir.Var) and x.name[-1:] in self.shape.covered and x.name.startswith("gridDim.")
+               for x in ir.walk_expr(_through(h.value, self.values))):  # fmt: skip
+            return self.covering_loop(s, h)
         increment = _through(h.value, self.values) if self.shape.grid else h.value  # `i += stride`
         init, cond, value = self.expr(h.init), self.expr(h.cond), constant(self.expr(increment))
         body = self.block(s.body)
@@ -397,6 +490,18 @@ class _Rewrite:
             "size; hexplore reads it as that many copies of its body", s.header_range))  # fmt: skip
         copies = [_substitute_stmts(body, h.var, v) for v in values]
         return tuple(itertools.chain.from_iterable(copies))
+
+    def covering_loop(self, s: ir.OtherLoop, h: ir.LoopHeader) -> tuple[ir.Stmt, ...]:
+        """The grid-stride loop of `_covered` as its first iteration, each thread's one:
+        ``int i = i0; if (i < n) body``."""
+        axis = next(iter(self.shape.covered))
+        self.notes.append(ir.Note("GridStrideLoop",
+            f"the grid-stride loop over `{h.var}` gives each value below its bound to one thread, whatever the "
+            f"grid; hexplore models it over the blocks that cover the bound, one value per thread "
+            f"(`gridDim.{axis} * blockDim.{axis}` threads or more)", s.header_range))  # fmt: skip
+        init = self.expr(h.init)
+        start: ir.Stmt = ir.Decl(h.var, _INT, init, s.range) if h.declares_var else ir.Assign(ir.Var(h.var, s.range, _INT), "=", init, s.range)
+        return (start, ir.If(self.expr(h.cond), self.block(s.body), (), s.range))
 
     def expr(self, e: ir.Expr) -> ir.Expr:
         return ir.map_expr(e, lambda x: _chosen_element(self._builtin(x)))

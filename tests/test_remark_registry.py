@@ -354,6 +354,8 @@ def test_the_small_inputs_reach_most_names(emitted: list[Remark]) -> None:
         "RaceStopped",  # a run whose race ran out of time (tests/runtime/test_tuning.py)
         "TunedVariant",  # a run that read the tuning cache (tests/runtime/test_tuning.py)
         "TunedConfiguration",  # a compile that read `hexplore tune`'s record (tests/tune/test_ray_sweep.py)
+        "VectorLoads",  # an OpenCL vector width, which only tuning asks for (tests/tune/test_vector_width.py)
+        "NoVectorLoads",
         "InternalError",
         "DerivativeNotAnalyzed",
         "DerivativeNotOneScop",  # a derivative hexplore cannot model again

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core_compiler.codegen.opencl import generate_opencl
+from core_compiler.codegen.opencl import generate_opencl, vector_remarks
 from core_compiler.pipeline import GpuOptions, gpu_program
 from core_compiler.runtime.differential import check_opencl, device_case
 from core_compiler.transform.gpu_mapping import MappingOptions
@@ -62,6 +62,7 @@ def test_gemm_vector_loads_and_remainder_match() -> None:
         "vector width 4 on the j loop in kernel0: reads of C[i][j..j+3], B[k][j..j+3] are contiguous; "
         "writes of C[i][j..j+3] are contiguous"
     ]
+    assert [(r.name, r.message) for r in vector_remarks(program)] == [("VectorLoads", program.vector_runs[0].message())]
     for value in (0, 37):  # all four sizes and the other kernels: the long tier
         _check("gemm.c", 4, value)
 
@@ -85,6 +86,14 @@ def test_no_vector_where_runs_are_shorter_than_the_width() -> None:
     case = device_case(str(KERNELS / "gemm.c"), k["function"], _params("gemm.c", 37), k["size_limits"], gpu)
     program = generate_opencl(gpu_program(case.values.scop, gpu))
     assert "vload" not in program.source and not program.vector_runs
+
+
+@pytest.mark.long
+def test_no_vector_loads_where_a_read_is_not_contiguous_along_the_run() -> None:
+    program = _program("syrk.c", 4)  # C[i][j] += alpha * A[i][k] * A[j][k]: A[j][k] strides along j
+    assert "vload" not in program.source
+    said = vector_remarks(program)
+    assert [r.name for r in said] == ["NoVectorLoads"] and "the reads of A are not contiguous" in said[0].message
 
 
 def test_space_vector_width_needs_runs_and_drops_registers() -> None:

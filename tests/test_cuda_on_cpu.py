@@ -300,3 +300,38 @@ def test_a_race_in_a_grid_stride_loop_is_found() -> None:
     fns = {f.name: f for f in run_frontend(str(SUITE / "grid_stride.cu")).functions}
     with pytest.raises(NotTranslatable, match="data race"):
         compile_kernel(fns["shift_stride"])
+
+
+# ------------------------------------------------------------------------------ rows of a size
+
+ROWS_OF_N = """
+__global__ void first_row_then_rest(double *a, const double *b, int n, int m) {
+  int x = blockIdx.x * 32 + threadIdx.x;
+  int y = blockIdx.y;
+  if (x < n && y == 0)
+    a[(0) * (n) + x] = b[(0) * (n) + x] + 1.0;
+  if (x < n && y >= 1 && y < m)
+    a[(y) * (n) + x] = 2.0 * a[(y) * (n) + x] + b[(y - 1) * (n) + x];
+}
+void run(double *a, const double *b, int n, int m) { first_row_then_rest<<<dim3((n + 31) / 32, m), 32>>>(a, b, n, m); }
+"""
+
+
+@pytest.mark.parametrize(("n", "m"), [(0, 1), (1, 1), (1, 3), (5, 3), (37, 4)])
+def test_rows_of_a_size_beside_a_constant_row(n: int, m: int, tmp_path: Path) -> None:
+    """``a[(0) * (n) + x]`` (row 0 written out, as generated code does: fdtd-2d's `ey`) beside
+    ``a[(y) * (n) + x]``: both read as rows of `n` (`DelinearizedRows`), not a plain subscript that
+    refuses the other's rows; the translation against numpy."""
+    path = tmp_path / "rows.cu"
+    path.write_text(ROWS_OF_N)
+    (fn,) = [f for f in run_frontend(str(path)).functions if f.is_cuda_kernel]
+    kernel = compile_kernel(fn)
+    rng = np.random.default_rng(n * 10 + m)
+    a, b = rng.random(n * m + 1), rng.random(n * m + 1)
+    want = a.copy()
+    if n:
+        want[:n] = b[:n] + 1.0
+        for y in range(1, m):
+            want[y * n : (y + 1) * n] = 2.0 * a[y * n : (y + 1) * n] + b[(y - 1) * n : y * n]
+    kernel({"a": a, "b": b, "n": n, "m": m}, {"x": (n + 31) // 32, "y": m})
+    np.testing.assert_array_equal(a, want)

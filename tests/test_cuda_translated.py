@@ -53,9 +53,6 @@ SUITE = {str(k["file"]).removesuffix(".c"): k for k in suite()}
 # as a failure here: remove the entry). None is out of scope: they are limits of the kernel model
 # and of isl's budget on the largest generated kernels, open work.
 NOT_RUN = {
-    # a row written `ey[(0) * (ny) + x]` is a plain subscript, so the array is not delinearized
-    # by its parametric rows `(c0 + 1) * ny` elsewhere
-    "fdtd_2d": "the subscript of `ey` is not affine",
     # kernel12 (~300 lines: full and partial tiles of four sweeps): its lockstep AST
     "pb:deriche": "is not scheduled in lockstep within isl's budget",
     # kernel7, whose shared tile is indexed from a MAX: the lockstep AST's local extents

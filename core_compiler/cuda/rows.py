@@ -45,7 +45,7 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...], values: dict[s
     forced = {name: n for name, n in lengths.items() if n is not None}
     chosen = {name: w for name, w in widths.items() if w} | {name: (n,) for name, n in forced.items()}
     if not chosen:
-        return body, params, []
+        return sized_rows(body, params)
 
     def reindex(e: ir.Expr) -> ir.Expr:
         if not isinstance(e, ir.Subscript) or e.base not in chosen or len(e.indices) != 1:
@@ -69,7 +69,78 @@ def rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...], values: dict[s
                 "hexplore assumes every inner subscript stays within its row", first[name].range)
         for name, w in chosen.items()
     ]
+    body, new_params, more = sized_rows(ir.map_stmts(body, lambda e: ir.map_expr(e, reindex)), new_params)
+    return body, new_params, notes + more
+
+
+def sized_rows(body: tuple[ir.Stmt, ...], params: tuple[ir.Param, ...]) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Param, ...], list[ir.Note]]:
+    """Flat pointers indexed by rows of a size, ``ey[(c0 + 1) * (ny) + x]``, where some access
+    names a constant row, ``ey[(0) * (ny) + x]``: that one is affine (`0 + x`), so the model would
+    read it as a plain subscript and refuse the rows of the others (`Delinearized` needs every
+    access a product). Where every access of the pointer is ``row * n + col`` with one size `n`
+    (an `int` parameter) and `col` free of products, the pointer is read as ``double (*)[n]``.
+    (Pointers whose rows are all products are left to `Delinearized`.)"""
+    sizes = {p.name for p in params if isinstance(p.type, ir.Scalar) and p.type.is_integer}
+    flat = {p.name for p in params if isinstance(p.type, ir.Pointer) and isinstance(p.type.pointee, ir.Scalar)}
+    subs = [e for e in ir.all_exprs(body) if isinstance(e, ir.Subscript) and e.base in flat]
+    found: dict[str, set[str | None]] = {}
+    constant_row: set[str] = set()
+    for e in subs:
+        cut = _sized_cut(e, sizes)
+        found.setdefault(e.base, set()).add(cut[0] if cut else None)
+        if cut and _value(cut[1]) is not None:
+            constant_row.add(e.base)
+    chosen = {name: n for name, ns in found.items() if name in constant_row and len(ns) == 1 and (n := next(iter(ns)))}
+    if not chosen:
+        return body, params, []
+
+    def reindex(e: ir.Expr) -> ir.Expr:
+        if not isinstance(e, ir.Subscript) or e.base not in chosen:
+            return e
+        _, row, col = _sized_cut(e, sizes)  # type: ignore[misc]
+        return replace(e, indices=(row, col))
+
+    new_params = tuple(
+        replace(p, type=ir.Pointer(ir.Array(p.type.pointee, (ir.Var(chosen[p.name], p.range, ir.Scalar("int")),))))  # type: ignore[union-attr]
+        if p.name in chosen else p
+        for p in params
+    )  # fmt: skip
+    first = {e.base: e for e in reversed(subs)}
+    notes = [ir.Note("DelinearizedRows", f"`{name}` is indexed as rows of `{n}` elements; hexplore assumes every "
+                     "inner subscript stays within its row", first[name].range) for name, n in chosen.items()]  # fmt: skip
     return ir.map_stmts(body, lambda e: ir.map_expr(e, reindex)), new_params, notes
+
+
+def _sized_cut(e: ir.Subscript, sizes: set[str]) -> tuple[str, ir.Expr, ir.Expr] | None:
+    """``row * n + col`` (`n` one of `sizes`, one such product, `col` without products): (n, row, col)."""
+    if len(e.indices) != 1:
+        return None
+    rows_: list[tuple[int, str, ir.Expr]] = []
+    cols: Terms = []
+    for c, t in _terms(e.indices[0]):
+        factor = _size_factor(t, sizes) if t is not None else None
+        if factor is not None:
+            rows_.append((c, *factor))
+        elif t is not None and (_product(t) or any(isinstance(x, ir.Var) and x.name in sizes for x in ir.walk_expr(t))):
+            return None  # `col` that spans rows by itself
+        else:
+            cols.append((c, t))
+    if len(rows_) != 1 or rows_[0][0] != 1:
+        return None
+    _, n, row = rows_[0]
+    return n, row, _expr(cols, e.range)
+
+
+def _size_factor(t: ir.Expr, sizes: set[str]) -> tuple[str, ir.Expr] | None:
+    """``row * n`` or ``n * row`` with `n` one of `sizes` and `row` free of it: (n, row)."""
+    t = _bare(t)
+    if not (isinstance(t, ir.Binary) and t.op == "*"):
+        return None
+    for k, other in ((t.rhs, t.lhs), (t.lhs, t.rhs)):
+        k = _bare(k)
+        if isinstance(k, ir.Var) and k.name in sizes and not any(isinstance(x, ir.Var) and x.name == k.name for x in ir.walk_expr(other)):
+            return k.name, other
+    return None
 
 
 def _one_length(name: str, subs: list[ir.Subscript], blocky: frozenset[str]) -> int | None:

@@ -15,6 +15,7 @@ a pipeline chain without glue. The defaults of every option live in the pass's f
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -83,6 +84,21 @@ class ScopUnit:
 # ------------------------------------------------------------------------------- back-end passes
 
 
+# The schedule and the GPU mapping are pure functions of their SCoP and options, and cost isl
+# seconds (2mm's register-tiled mapping most of its back end): each is kept with its analysis
+# (per object: it goes when the analysis does), so compiling one analysis for CUDA, OpenCL and
+# PTX, or the editor's decisions, placements and views of it, schedule and map it once.
+_DECIDED: weakref.WeakKeyDictionary[ScopAnalysis, dict[object, Any]] = weakref.WeakKeyDictionary()
+
+
+def _kept(sa: ScopAnalysis, key: object, compute: Callable[[], Any]) -> Any:
+    """`compute()`, once per `sa` and `key` (the options' repr: `MappingOptions.sizes` is a dict)."""
+    memo = _DECIDED.setdefault(sa, {})
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
 @dataclass(frozen=True)
 class Schedule:
     name: ClassVar[str] = "schedule"
@@ -90,7 +106,7 @@ class Schedule:
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
         sa = u.analysis
-        schedule = compute_gpu_schedule(sa.scop, sa.deps, self.options)
+        schedule = _kept(sa, ("schedule", repr(self.options)), lambda: compute_gpu_schedule(sa.scop, sa.deps, self.options))
         return replace(u, schedule=schedule), schedule_gave_up(sa.scop)
 
     def render(self, u: ScopUnit) -> str:
@@ -103,8 +119,9 @@ class MapToGpu:
     options: MappingOptions = field(default_factory=MappingOptions)
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
-        sa = u.analysis
-        gpu = map_to_gpu(sa.scop, u.need("schedule"), self.options, sa.deps)
+        sa, schedule = u.analysis, u.need("schedule")
+        kept = _kept(sa, ("gpu", repr(self.options), id(schedule)), lambda: (schedule, map_to_gpu(sa.scop, schedule, self.options, sa.deps)))
+        gpu = kept[1] if kept[0] is schedule else map_to_gpu(sa.scop, schedule, self.options, sa.deps)
         return replace(u, gpu=gpu), [offload_decision(gpu).remark, *mapping_remarks(gpu)]
 
     def render(self, u: ScopUnit) -> str:

@@ -105,12 +105,17 @@ NOT_INLINED = [
 
 
 @pytest.mark.parametrize(("helper", "call"), [c[1:] for c in NOT_INLINED], ids=[c[0] for c in NOT_INLINED])
-def test_helpers_that_are_not_pure_stay_impure_calls(helper: str, call: str) -> None:
+def test_helpers_that_are_not_pure_stay_calls(helper: str, call: str) -> None:
+    """Not inlined: each stays a call, an opaque one (tests/test_opaque_calls.py) that keeps the
+    loop around it in order."""
     src = f"{helper}\nvoid f(int n, double a[n], double b[n]) {{\n  for (int i = 0; i < n; i++)\n    b[i] = {call};\n}}\n"
-    found = named(remarks(src), "ImpureCall")
+    assert not named(remarks(src), "ImpureCall")
+    found = named(remarks(src), "OpaqueCall")
     assert [r.range for r in found] == [range_of(src, call)], [(r.range, r.message) for r in found]
     assert found[0].args.get("callee") == "g", found[0].args
-    assert not analyze(src).functions[-1].scops
+    (sa,) = analyze(src).functions[-1].scops
+    assert [c.name for s in sa.scop.statements for c in s.info.opaque_calls] == ["g"]
+    assert not sa.deps.loops[0].parallel
 
 
 def test_a_non_affine_helper_is_blamed_at_the_call() -> None:

@@ -91,12 +91,15 @@ class ScopUnit:
 _DECIDED: weakref.WeakKeyDictionary[ScopAnalysis, dict[object, Any]] = weakref.WeakKeyDictionary()
 
 
-def _kept(sa: ScopAnalysis, key: object, compute: Callable[[], Any]) -> Any:
-    """`compute()`, once per `sa` and `key` (the options' repr: `MappingOptions.sizes` is a dict)."""
+def _kept(sa: ScopAnalysis, key: object, compute: Callable[[], Any], of: object = None) -> Any:
+    """`compute()`, once per `sa` and `key` (the options' repr: `MappingOptions.sizes` is a dict)
+    and, where given, per input object `of` (a pass's input that is not this memo's own output:
+    a schedule or mapping made elsewhere computes afresh)."""
     memo = _DECIDED.setdefault(sa, {})
-    if key not in memo:
-        memo[key] = compute()
-    return memo[key]
+    kept = memo.get((key, id(of)))
+    if kept is None or kept[0] is not of:
+        kept = memo[key, id(of)] = (of, compute())
+    return kept[1]
 
 
 @dataclass(frozen=True)
@@ -120,8 +123,7 @@ class MapToGpu:
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
         sa, schedule = u.analysis, u.need("schedule")
-        kept = _kept(sa, ("gpu", repr(self.options), id(schedule)), lambda: (schedule, map_to_gpu(sa.scop, schedule, self.options, sa.deps)))
-        gpu = kept[1] if kept[0] is schedule else map_to_gpu(sa.scop, schedule, self.options, sa.deps)
+        gpu = _kept(sa, ("gpu", repr(self.options)), lambda: map_to_gpu(sa.scop, schedule, self.options, sa.deps), schedule)
         return replace(u, gpu=gpu), [offload_decision(gpu).remark, *mapping_remarks(gpu)]
 
     def render(self, u: ScopUnit) -> str:
@@ -206,7 +208,8 @@ class Ptx:
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
         from core_compiler.llvm.nvptx import lower_gpu
 
-        module = lower_gpu(u.need("gpu"))
+        gpu = u.need("gpu")
+        module = _kept(u.analysis, "ptx", lambda: lower_gpu(gpu), gpu)
         return replace(u, ptx=module.ptx, ptx_map=module.source_map), []
 
     def render(self, u: ScopUnit) -> str:

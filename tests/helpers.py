@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -9,10 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from core_compiler.analysis import FileAnalysis, ScopAnalysis, analyze_file
+from core_compiler.frontend import ParseOptions
 from core_compiler.remarks import Remark
 from core_compiler.runtime.cpu_variants import LlvmCpuResult, check_llvm_cpu
 from core_compiler.runtime.differential import check_c, check_opencl
 from core_compiler.source import SourceRange
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "tests" / "kernels"
+POLYBENCH = ROOT / "tests" / "polybench"
 
 
 def range_of(src: str, needle: str, path: str = "t.c", nth: int = 0) -> SourceRange:
@@ -25,8 +31,26 @@ def range_of(src: str, needle: str, path: str = "t.c", nth: int = 0) -> SourceRa
     return SourceRange(path, line, col, line, col + len(needle))
 
 
+@functools.lru_cache(maxsize=64)
 def analyze(src: str, path: str = "t.c") -> FileAnalysis:
+    """`src`'s analysis, one per text in a test process: an analysis is immutable, and the back
+    ends keep their schedules and mappings with it (`pipeline._kept`), so the tests that compile
+    one snippet for several targets map it once."""
     return analyze_file(path, src)
+
+
+@functools.lru_cache(maxsize=48)
+def suite_analysis(file: str, function: str) -> FileAnalysis:
+    """`function` of the suite kernel tests/kernels/`file` analysed, once per test process: the
+    GPU-structure, golden, nvcc and barrier tests of one kernel share its mappings."""
+    return analyze_file(str(KERNELS / file), only=function)
+
+
+@functools.lru_cache(maxsize=48)
+def polybench_analysis(name: str, defines: tuple[str, ...] = ()) -> FileAnalysis:
+    """PolyBench's `kernel_<name>` (tests/polybench/<name>) analysed, once per test process."""
+    parse = ParseOptions((str(POLYBENCH / "utilities"),), defines)
+    return analyze_file(str(POLYBENCH / name / f"{name}.c"), parse_options=parse, only="kernel_" + name.replace("-", "_"))
 
 
 def remarks(src: str, path: str = "t.c") -> list[Remark]:

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import islpy as isl
 import pytest
 
-from core_compiler.analysis import analyze_file
 from core_compiler.pipeline import gpu_program
-from tests.conftest import KERNELS, suite
+from tests.conftest import suite
+from tests.helpers import suite_analysis
 
 _T = isl.ast_node_type
 
@@ -46,7 +46,7 @@ def _control(node: isl.AstNode) -> Iterator[str]:
 
 
 def _barrier_kernels(kernel: dict[str, object]):  # type: ignore[no-untyped-def]
-    fa = analyze_file(str(KERNELS / str(kernel["file"])), only=str(kernel["function"]))
+    fa = suite_analysis(str(kernel["file"]), str(kernel["function"]))
     for sa in fa.functions[0].scops:
         gpu = gpu_program(sa)
         for k in gpu.kernels:

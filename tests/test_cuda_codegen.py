@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from core_compiler.analysis import analyze_file
 from core_compiler.compile import compile_file
-from tests.conftest import KERNELS, suite
+from tests.conftest import suite
+from tests.helpers import suite_analysis
 
 NVCC = shutil.which("nvcc")
 KERNEL_SUITE = suite()
@@ -19,7 +19,7 @@ KERNEL_SUITE = suite()
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not installed: CUDA text cannot be compile-checked")
 @pytest.mark.parametrize("kernel", KERNEL_SUITE, ids=[str(k["file"]) for k in KERNEL_SUITE])
 def test_generated_cuda_compiles_with_nvcc(kernel: dict[str, object], tmp_path) -> None:  # type: ignore[no-untyped-def]
-    fa = analyze_file(str(KERNELS / str(kernel["file"])), only=str(kernel["function"]))
+    fa = suite_analysis(str(kernel["file"]), str(kernel["function"]))
     result = compile_file(fa, "cuda", always_offload=True)
     assert {n.rsplit("_", 1)[-1] for n in result.files} == {"kernel.cu", "kernel.hu", "host.cu", "host.h"}
     for name, text in result.files.items():

@@ -18,7 +18,6 @@ import pytest
 from core_compiler.analysis import analyze_file
 from core_compiler.codegen.ast_print import call_parts, evaluate, walk_host
 from core_compiler.compile import compile_file
-from core_compiler.frontend import ParseOptions
 from core_compiler.pipeline import GpuOptions, gpu_program
 from core_compiler.remarks import RemarkKind
 from core_compiler.scop.affine import isl_name
@@ -33,6 +32,7 @@ from core_compiler.transform.gpu_cost import (
 )
 from core_compiler.transform.gpu_mapping import GpuProgram, MappingOptions
 from core_compiler.transform.memory import MemoryOptions
+from tests.helpers import polybench_analysis
 
 POLYBENCH = Path(__file__).resolve().parent / "polybench"
 PARAM = isl.dim_type.param
@@ -45,9 +45,7 @@ def inline_gpu(src: str, function: str = "f", options: GpuOptions | None = None)
 
 
 def polybench_gpu(name: str) -> GpuProgram:
-    parse = ParseOptions((str(POLYBENCH / "utilities"),), ())
-    fa = analyze_file(str(POLYBENCH / name / f"{name}.c"), parse_options=parse, only="kernel_" + name.replace("-", "_"))
-    (sa,) = fa.functions[0].scops
+    (sa,) = polybench_analysis(name).functions[0].scops
     return gpu_program(sa)
 
 
@@ -222,9 +220,7 @@ def test_promoted_arrays_cost_their_copies_not_their_accesses() -> None:
 
 
 def _gemm():  # type: ignore[no-untyped-def]
-    parse = ParseOptions((str(POLYBENCH / "utilities"),), ("NI=40", "NJ=50", "NK=30"))
-    fa = analyze_file(str(POLYBENCH / "gemm" / "gemm.c"), parse_options=parse, only="kernel_gemm")
-    (sa,) = fa.functions[0].scops
+    (sa,) = polybench_analysis("gemm", ("NI=40", "NJ=50", "NK=30")).functions[0].scops
     return sa
 
 

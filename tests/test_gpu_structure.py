@@ -20,10 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from core_compiler.analysis import analyze_file
-from core_compiler.frontend import ParseOptions
 from core_compiler.pipeline import gpu_program
 from core_compiler.transform.gpu_mapping import Kernel
+from tests.helpers import polybench_analysis
 
 POLYBENCH = Path(__file__).parent / "polybench"
 
@@ -39,10 +38,7 @@ def _shape(k: Kernel) -> str:
 
 
 def _structure(name: str) -> list[str]:
-    path = POLYBENCH / name / f"{name}.c"
-    options = ParseOptions(include_dirs=(str(POLYBENCH / "utilities"),))
-    fa = analyze_file(str(path), parse_options=options, only=f"kernel_{name.replace('-', '_')}")
-    (sa,) = fa.functions[0].scops
+    (sa,) = polybench_analysis(name).functions[0].scops
     return [_shape(k) for k in gpu_program(sa).kernels]
 
 

@@ -101,3 +101,25 @@ def test_gpu_program_is_the_schedule_and_mapping_passes() -> None:
     direct = gpu_program(sa)
     assert [k.statements for k in direct.kernels] == [k.statements for k in by_driver.kernels]
     assert [p.array for p in direct.kernels[0].promotions] == ["A", "B", "C"]
+
+
+def test_one_analysis_is_scheduled_and_mapped_once_per_options() -> None:
+    """`pipeline._kept`: the GPU passes of one analysis run once per options (compile for CUDA,
+    then OpenCL, then the PTX pass map it once); a schedule made elsewhere maps afresh; the
+    memo goes with the analysis."""
+    import gc
+
+    from core_compiler.pipeline import _DECIDED, Schedule
+
+    (sa,) = _fn(MATMUL, "matmul").scops
+    first = run_passes(ScopUnit(sa, "a"), (*GpuOptions().passes(), REGISTRY["ptx"]()))
+    again = run_passes(ScopUnit(sa, "b"), GpuOptions().passes())
+    assert again.need("schedule") is first.need("schedule") and again.need("gpu") is first.need("gpu")
+    other = run_passes(ScopUnit(sa, ""), GpuOptions(mapping=MappingOptions(tile_size=16)).passes())
+    assert other.need("gpu") is not first.need("gpu") and other.need("gpu").kernels[0].tile != first.need("gpu").kernels[0].tile
+    fresh = Schedule().run(ScopUnit(sa, ""))[0]
+    elsewhere = dataclasses.replace(fresh, schedule=fresh.need("schedule").copy())  # the same tree, another object
+    assert MapToGpu().run(elsewhere)[0].need("gpu") is not first.need("gpu")
+    del sa, first, again, other, fresh, elsewhere
+    gc.collect()
+    assert not [s for s in _DECIDED if s.scop.function == "matmul"]

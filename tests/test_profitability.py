@@ -25,7 +25,8 @@ from core_compiler.transform.profitability import (
     format_count,
     statement_ops,
 )
-from tests.conftest import KERNELS, suite
+from tests.conftest import suite
+from tests.helpers import suite_analysis
 
 SET = isl.dim_type.set
 PARAM = isl.dim_type.param
@@ -33,7 +34,7 @@ PARAM = isl.dim_type.param
 
 def kernel_scop(file: str) -> Scop:
     entry = next(k for k in suite() if k["file"] == file)
-    fa = analyze_file(str(KERNELS / file), only=str(entry["function"]))
+    fa = suite_analysis(file, str(entry["function"]))
     (sa,) = fa.functions[0].scops
     return sa.scop
 

@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from core_compiler.analysis import analyze_file
 from core_compiler.codegen.ast_print import expr_c
-from core_compiler.frontend import ParseOptions
 from core_compiler.pipeline import gpu_program
 from core_compiler.runtime.differential import check_opencl
 from core_compiler.transform.gpu_mapping import REGISTER_BLOCK, REGISTER_TILE, Kernel
 from tests.conftest import KERNELS, suite
 from tests.cuda_cpu import harness
+from tests.helpers import polybench_analysis
 
 POLYBENCH = Path(__file__).parent / "polybench"
 SUITE = {str(k["file"]).removesuffix(".c"): k for k in suite()}
@@ -30,9 +29,7 @@ TIME_PARAMS = {"tsteps", "tmax"}
 
 
 def _kernels(name: str) -> tuple[Kernel, ...]:
-    options = ParseOptions(include_dirs=(str(POLYBENCH / "utilities"),))
-    fa = analyze_file(str(POLYBENCH / name / f"{name}.c"), parse_options=options, only=f"kernel_{name.replace('-', '_')}")
-    (sa,) = fa.functions[0].scops
+    (sa,) = polybench_analysis(name).functions[0].scops
     return gpu_program(sa).kernels
 
 

@@ -11,6 +11,7 @@ from core_compiler.codegen.opencl import generate_opencl
 from core_compiler.pipeline import GpuOptions, ScopUnit, gpu_program, run_passes
 from core_compiler.transform.schedule import render_tree
 from tests.conftest import KERNELS
+from tests.helpers import suite_analysis
 
 GOLDEN = ["gemm", "2mm", "jacobi_2d", "atax", "dot_norm", "seidel_2d"]
 
@@ -19,7 +20,7 @@ def _gpu(name: str, options: GpuOptions | None = None):  # type: ignore[no-untyp
     import json
 
     entry = next(k for k in json.loads((KERNELS / "suite.json").read_text()) if k["file"] == f"{name}.c")
-    fa = analyze_file(str(KERNELS / entry["file"]), only=entry["function"])
+    fa = suite_analysis(entry["file"], entry["function"])
     sa = fa.functions[0].scops[0]
     unit = run_passes(ScopUnit(sa, name), (options or GpuOptions()).passes())
     return unit.schedule, unit.gpu

@@ -25,7 +25,7 @@ too): each launch's grid from its expressions, each kernel JIT-compiled once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import islpy as isl
 import numpy as np
@@ -50,7 +50,13 @@ class NotTranslatable(UsageError):
 def lockstep_schedule(km: KernelModel) -> isl.Schedule:
     """Blocks (one band, marked parallel), then each thread's time down to its innermost loop that
     holds a barrier, then the threads, then the rest of its time: a thread runs a loop without a
-    barrier (`for k: sum += ...`) through before the next thread starts it."""
+    barrier (`for k: sum += ...`) through before the next thread starts it.
+
+    The thread's time is a tree, not one band: where statements sit at different positions of a
+    body, a sequence node with one child per position. isl then builds each position's loops over
+    its own statements only; over one band it splits the block and thread loops by every
+    statement's conditions at once (gemm's register tiles, 268 statements in full and partial
+    tiles, exceeded 4e7 operations; as a tree its AST takes about a minute)."""
     timing = races.Timing(km)
     depth = timing.project.dim(isl.dim_type.in_)
     names = [f"t{k}" for k in range(depth)]
@@ -65,18 +71,57 @@ def lockstep_schedule(km: KernelModel) -> isl.Schedule:
         out = local[:cut] + threads + local[cut:]
         return isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}")
 
-    inner = _union(km, lambda st: st.schedule.apply_range(order(st)))
-    schedule = isl.Schedule.from_domain(km.scop.domains()).insert_partial_schedule(
-        isl.MultiUnionPwAff.from_union_map(inner)
-    )
-    if not blocks:
-        return schedule
-    outer = isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(blocks)}] }}")
-    schedule = schedule.insert_partial_schedule(
-        isl.MultiUnionPwAff.from_union_map(_union(km, lambda st: st.schedule.apply_range(outer)))
-    )
-    band = schedule.get_root().child(0)
-    return band.insert_mark(isl.Id(PARALLEL_MARK, context=km.scop.ctx)).get_schedule()
+    node = isl.Schedule.from_domain(km.scop.domains()).get_root().child(0)
+    if blocks:
+        outer = isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(blocks)}] }}")
+        node = node.insert_partial_schedule(
+            isl.MultiUnionPwAff.from_union_map(_union(km, lambda st: st.schedule.apply_range(outer)))
+        )
+        node = node.insert_mark(isl.Id(PARALLEL_MARK, context=km.scop.ctx)).child(0).child(0)
+    times = {st.name: st.schedule.apply_range(order(st)) for st in km.scop.statements}
+    live = [name for name, m in times.items() if not m.is_empty()]
+    return _time_tree(node, times, live, 0).get_schedule()
+
+
+def _time_tree(node: isl.ScheduleNode, times: Mapping[str, isl.Map], stmts: list[str], d: int) -> isl.ScheduleNode:
+    """Below the leaf `node`, `stmts` ordered by their `times` from dimension `d` on: a
+    dimension that is a constant of each statement (a position in a body) is a sequence where
+    the constants differ, nothing where they agree; any other (a loop) is a band of one member.
+    Returns the node at `node`'s place."""
+    width = times[stmts[0]].dim(isl.dim_type.out) if stmts else 0
+    for k in range(d, width):
+        values = [_fixed(times[s], k) for s in stmts]
+        if any(v is None for v in values):
+            band = _union_of(times[s].project_out(isl.dim_type.out, k + 1, width - k - 1)
+                             .project_out(isl.dim_type.out, 0, k) for s in stmts)  # fmt: skip
+            node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(band))
+            return _time_tree(node.child(0), times, stmts, k + 1).parent()
+        groups: dict[int, list[str]] = {}
+        for s, v in zip(stmts, values, strict=True):
+            groups.setdefault(v, []).append(s)  # type: ignore[arg-type]
+        if len(groups) > 1:
+            parts = [groups[v] for v in sorted(groups)]
+            filters = isl.UnionSetList.alloc(node.get_ctx(), len(parts))
+            for part in parts:
+                filters = filters.add(_union_of(times[s] for s in part).domain())
+            node = node.insert_sequence(filters)
+            for i, part in enumerate(parts):
+                node = _time_tree(node.child(i).child(0), times, part, k + 1).parent().parent()
+            return node
+    return node
+
+
+def _fixed(m: isl.Map, d: int) -> int | None:
+    v = m.plain_get_val_if_fixed(isl.dim_type.out, d)
+    return None if v.is_nan() else int(v.to_python())
+
+
+def _union_of(maps: Iterable[isl.Map]) -> isl.UnionMap:
+    out: isl.UnionMap | None = None
+    for m in maps:
+        out = isl.UnionMap.from_map(m) if out is None else out.union(isl.UnionMap.from_map(m))
+    assert out is not None
+    return out
 
 
 def _union(km: KernelModel, f: object) -> isl.UnionMap:

@@ -184,7 +184,7 @@ _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "([InlinedCall](#InlinedCall)). A call of a function with a prototype whose arguments are "
        "numbers and whole arrays is modeled as an opaque call ([OpaqueCall](#OpaqueCall)); this "
        "remark is for the rest: `printf`-like functions (`...`), undeclared functions, an "
-       "argument such as `&x`, `a + i` or a row `A[i]`, or a nest that also uses a global "
+       "argument such as `&x`, `a + i` or `A[idx[i]]`, or a nest that also uses a global "
        "variable it does not pass to the call. Move I/O out of the nest, or inline your function.")  # fmt: skip
 _entry("SideEffect", MISSED, REGION, NOT_MODELED,
        "An expression has a side effect hexplore cannot model: an assignment or `++` inside an "
@@ -274,8 +274,8 @@ _entry("OpaqueCall", ANALYSIS, ("scop-detect",), FACTS,
        "A call of a function whose body hexplore does not see (declared only, defined in another "
        "file, or marked `__attribute__((noinline))`), as a statement (`log_event(a, i);`) or in "
        "an expression (`y[i] = lookup(t, i);`), is kept as it is: it may read and write all of "
-       "each array passed to it (only read where the parameter points to `const`), and reads the "
-       "numbers passed to it.",
+       "each array (or row `A[i]`) passed to it (only read where the parameter points to "
+       "`const`), and reads the numbers passed to it.",
        "Its statement runs in the original order relative to every statement that touches those arrays, "
        "usually keeping the loop around it sequential. Unless the function is declared "
        "`__attribute__((pure))` or `((const))`, it may also write global variables and do I/O: "

@@ -199,7 +199,7 @@ void address(int n, double *a) {
   for (int i = 0; i < n; i++) tally(i, &x);
 }
 void row(int n, double A[n][n]) {
-  for (int i = 0; i < n; i++) tally(i, A[i]);
+  for (int i = 0; i < n; i++) tally(i, A[i] + 1);
 }
 void io(int n, double *a) {
   for (int i = 0; i < n; i++) printf("%f", a[i]);
@@ -216,7 +216,7 @@ void in_expression(int n, double *a) {
         ("bound", "tally(i, a)", 0, "may read or change the global variable `N`, which these loops also use"),
         ("global_array", "peek(i, a)", 0, "may read or change the global variable `hist`"),
         ("address", "&x", 0, "when each argument is a number or a whole array of the function, and `&x` is neither"),
-        ("row", "A[i]", 0, "and `A[i]` is neither"),
+        ("row", "A[i] + 1", 0, "and `A[i] + 1` is neither"),
         ("io", 'printf("%f", a[i])', 0, "the call to `printf` may have side effects"),
         ("in_expression", "a + 1", 0, "and `a + 1` is neither"),
     ],
@@ -249,6 +249,59 @@ def test_no_derivative_through_an_opaque_call(calls_file: str) -> None:
     with pytest.raises(NotDifferentiable, match="it calls `smooth_all`, whose body hexplore does not see") as e:
         differentiate(calls_file, "writes_arg", ("a",))
     assert [r.name for r in e.value.remarks] == ["ImpureCall"]
+
+
+ROWS = """
+__attribute__((noinline)) void scale_row(int m, double *row, double s) {
+  for (int j = 0; j < m; j++)
+    row[j] *= s;
+}
+__attribute__((noinline)) __attribute__((pure)) double row_sum(int m, const double *row) {
+  double t = 0;
+  for (int j = 0; j < m; j++)
+    t += row[j];
+  return t;
+}
+void rows(int n, int m, double A[n][m], double b[n]) {
+  for (int i = 0; i < n; i++) {
+    b[i] = row_sum(m, A[i]);
+    scale_row(m, A[i], 1.0 / (1.0 + b[i] * b[i]));
+    A[i][0] += b[i];
+  }
+}
+void sums(int n, int m, double A[n][m], double b[n]) {
+  for (int i = 0; i < n; i++)
+    b[i] = row_sum(m, A[i]) + b[i];
+  for (int i = 1; i < n; i++)
+    A[i][0] = A[i - 1][1] + row_sum(m, A[i - 1]);
+}
+"""
+
+
+def test_a_row_argument_is_all_of_that_row() -> None:
+    fa = analyze(ROWS)
+    f = fa.function("rows")
+    assert f is not None and len(f.scops) == 1
+    s1 = f.scops[0].scop.statements[1]
+    assert str(s1.writes[0].relation).replace(" ", "") == "[m,n]->{S1[i]->A[i,hx_o1]:0<=i<n}"
+    [_, scale] = named(list(f.remarks), "OpaqueCall")
+    assert "reading and writing all of `A[i]`" in scale.message
+    g = fa.function("sums")
+    assert g is not None
+    first, second = g.scops[0].deps.loops  # `row_sum` is pure: rows apart do not depend on each other
+    assert first.parallel and not second.parallel
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("function", ["rows", "sums"])
+def test_rows_run_and_match(tmp_path: Path, function: str) -> None:
+    path = tmp_path / "rows.c"
+    path.write_text(ROWS)
+    for sizes in ({"n": 37, "m": 5}, {"n": 1, "m": 1}, {"n": 0, "m": 0}, {"n": 2, "m": 33}):
+        c = check_c(str(path), function, sizes, openmp=True)
+        assert c.ok, f"{sizes}\n{c.comparison.report()}"
+        cpu = check_llvm_cpu(str(path), function, sizes, threads=2)
+        assert cpu.ok, f"{sizes}\n{cpu.report()}"
 
 
 # TSVC's loops: each timing iteration ends with a call of `dummy` (defined in another file) that is

@@ -184,8 +184,10 @@ class StatementPrinter:
         raise ValueError(f"cannot generate code for `{e}`")
 
     def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
-        if info.whole:  # an array passed to an opaque call: its address, as in the source
-            return info.array
+        if info.whole:  # an array (or a row `A[i]`) passed to an opaque call: its address, as in the source
+            if info.indices and (self.layout != "c" or self.arrays[info.array].decl.delinearized):
+                raise ValueError(f"cannot pass the row `{info.text}` in the {self.layout} layout")
+            return info.array + "".join(f"[{affine_c(a, subst)}]" for a in info.indices)
         return self.element(info.array, [affine_c(a, subst) for a in info.indices])
 
     def element(self, array: str, idx: list[str]) -> str:

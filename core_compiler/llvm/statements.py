@@ -319,7 +319,9 @@ class _Exprs:
         values: list[ir.Value] = []
         for arg, ptype in zip(e.args, e.signature.params, strict=True):
             info = self.acc.get(arg)
-            if ptype.endswith("*") and info is not None and info.whole:
+            if ptype.endswith("*") and info is not None and info.whole and info.indices:  # a row `A[i]`
+                values.append(self.row(info))
+            elif ptype.endswith("*") and info is not None and info.whole:
                 values.append(self.scope.arrays[info.array])
             else:
                 values.append(ct.convert(self.b, self.expr(arg), ptype).value)
@@ -327,6 +329,14 @@ class _Exprs:
         result = ir.VoidType() if sig.result == "void" else ct.llvm_type(sig.result)
         value = self.b.call(declare(self.b.module, e.name, result, [v.type for v in values]), values)
         return None if sig.result == "void" else CValue(value, ct.canonical(sig.result))
+
+    def row(self, info: AccessInfo) -> ir.Value:
+        """The address of the first element of the row ``A[i]`` that `info` passes."""
+        names = {**self.scope.ints, **self.iters}
+        idx = [self.owner.affine(self.b, a, names) for a in info.indices]
+        rank = len(self.owner.layouts[info.array].decl.extents)
+        idx += [ir.Constant(self.owner.ity, 0)] * (rank - len(idx))
+        return self.owner.element_at(self.b, info.array, idx, self.scope)
 
     def cast(self, e: cir.Cast) -> CValue:
         if not isinstance(e.type, cir.Scalar):

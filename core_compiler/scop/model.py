@@ -149,8 +149,8 @@ def _statement(ctx: isl.Context, params: str, s: StmtInfo, depth: int, ranks: di
     ).intersect_domain(domain)
 
     def access(a: AccessInfo, is_write: bool) -> Access:
-        if a.whole:  # any element: `S0[i] -> A[o0, o1]`
-            every = ", ".join(f"hx_o{d}" for d in range(ranks[a.array]))
+        if a.whole:  # any element (of a row `A[i]`): `S0[i] -> A[o0, o1]` (`S0[i] -> A[i, o1]`)
+            every = ", ".join([i.isl() for i in a.indices] + [f"hx_o{d}" for d in range(len(a.indices), ranks[a.array])])
             rel = isl.Map.read_from_str(ctx, f"{params} -> {{ {s.name}[{iters}] -> {isl_name(a.array)}[{every}] }}")
             return Access(a.array, rel.intersect_domain(domain), a, is_write, may=True)
         pieces = [f"{s.name}[{iters}] -> {isl_name(a.array)}[{idx}] : {where}" for idx, where in _wrapped(a)]

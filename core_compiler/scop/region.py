@@ -415,20 +415,24 @@ class _Walker:
             if not ptype.endswith("*"):
                 reads += self.reads(arg, ctx, allowed, guard)
                 continue
-            whole = self.whole_array(arg, call)
+            whole = self.whole_array(arg, call, allowed)
             if whole is None:
                 continue
             reads.append(whole)
             if not (const or sig.pure):
                 writes.append(whole)
         self.call_writes += writes
-        note = _opaque_note(call, [a.array for a in writes], [a.array for a in reads if a.whole])
+        note = _opaque_note(call, [a.text for a in writes], [a.text for a in reads if a.whole])
         self.assumptions.append(Problem("OpaqueCall", note, call.range, (("callee", call.name),)))
         yield from reads
 
-    def whole_array(self, arg: ir.Expr, call: ir.Call) -> AccessInfo | None:
-        """All of the array `arg` names, as an argument of `call`; None (with a problem) where `arg`
-        is not a parameter or global array (``&x``, ``a + i``, ``A[i]``, a local pointer, a cast)."""
+    def whole_array(self, arg: ir.Expr, call: ir.Call, allowed: object) -> AccessInfo | None:
+        """All of the array `arg` names, as an argument of `call` (all of a row ``A[i]`` of an array
+        of declared rows); None (with a problem) where `arg` is not a parameter or global array or
+        such a row (``&x``, ``a + i``, a local pointer, a cast)."""
+        row = self.row(arg, allowed) if isinstance(arg, ir.Subscript) else None
+        if row is not None:
+            return row
         param = self.function.param(arg.name) if isinstance(arg, ir.Var) else None
         typ = self.type_of(arg.name, arg) if isinstance(arg, ir.Var) else None
         if not isinstance(arg, ir.Var) or param is None or param.volatile or not isinstance(typ, ir.Pointer | ir.Array):
@@ -442,6 +446,19 @@ class _Walker:
             return None
         self.array_decl(arg.name, typ, arg.range)
         return AccessInfo(arg.name, (), arg.range, arg.name, arg, whole=True)
+
+    def row(self, arg: ir.Subscript, allowed: object) -> AccessInfo | None:
+        """``A[i]`` of a parameter or global ``double A[n][m]``, passed as a pointer: all of that row,
+        at affine subscripts without divisions; None otherwise."""
+        param = self.function.param(arg.base)
+        typ = self.type_of(arg.base)
+        if param is None or param.volatile or not isinstance(typ, ir.Array) or len(arg.indices) >= len(typ.dims):
+            return None
+        indices = [affine(i, allowed) for i in arg.indices]  # type: ignore[arg-type]
+        if any(isinstance(i, NotAffine) or i.atoms for i in indices):
+            return None
+        self.array_decl(arg.base, typ, arg.base_range)
+        return AccessInfo(arg.base, tuple(i for i in indices if isinstance(i, Affine)), arg.range, _text(arg), arg, whole=True)
 
     # --------------------------------------------------------------------------- accesses
 

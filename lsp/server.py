@@ -44,13 +44,18 @@ a generic InternalError and logged.
 
 from __future__ import annotations
 
-if __name__ == "__main__":  # ``python -m lsp.server``: the front end's worker (libclang, the
-    # lowering) loads on another core while this process imports pygls and lsprotocol (a second)
+if __name__ == "__main__":  # ``python -m lsp.server``: the arguments checked first (a refused
+    # address answers at once), then the front end's worker (libclang, the lowering) loads on
+    # another core while this process imports pygls and lsprotocol (a second)
+    import sys
+
+    from lsp.arguments import parse_args
+
+    parse_args(sys.argv[1:])
     from explorer.parsing import warm_up
 
     warm_up()
 
-import argparse
 import asyncio
 import contextlib
 import functools
@@ -101,6 +106,7 @@ from lsp import (
     inlay_hints,
     tcp,
 )
+from lsp.arguments import parse_args
 from lsp.positions import LineIndex
 from lsp.staleness import EditLog
 
@@ -828,34 +834,15 @@ def _plain(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="hexplore-lsp", description="hexplore's language server")
-    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
-    parser.add_argument(
-        "--tcp", metavar="HOST:PORT",
-        help="listen on a loopback TCP socket instead (port 0: any free one); clients send the session token",
-    )  # fmt: skip
-    parser.add_argument(
-        "--token-file", metavar="PATH",
-        help="with --tcp: where to write the session token (default $XDG_RUNTIME_DIR/hexplore-lsp-PORT.token)",
-    )  # fmt: skip
-    parser.add_argument("--log-level", default="WARNING", help="logging level on stderr")
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="hexplore-lsp %(levelname)s %(message)s")
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # the event loop is not starved by analysis threads
-    if args.tcp:
-        host, _, port = args.tcp.rpartition(":")
-        if not host or not port.isdigit():
-            parser.error(f"--tcp expects HOST:PORT, got {args.tcp!r}")
-        if not tcp.is_loopback(host):
-            parser.error(f"--tcp listens on loopback addresses only (127.0.0.1, ::1, localhost), not {host!r}")
-        warm_up()
-        return tcp.main(host, int(port), args.token_file, lambda executor: HexploreServer(executor=executor))
-    if args.token_file:
-        parser.error("--token-file goes with --tcp")
     warm_up()  # the front end's worker loads while the client initializes
+    if args.tcp is not None:
+        host, port = args.tcp
+        return tcp.main(host, port, args.token_file, lambda executor: HexploreServer(executor=executor))
     HexploreServer().start_io()
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import ipaddress
 import json
 import logging
 import os
@@ -51,15 +50,6 @@ AUTH_TIMEOUT_S = 10.0  # for the first message, headers and body
 MAX_FIRST_MESSAGE = 1 << 20  # bytes of the initialize request's body
 NOT_AUTHENTICATED = -32600  # JSON-RPC InvalidRequest
 _HEADER = re.compile(rb"(?i)(content-length|content-type): *([^\r\n]*)\r\n")
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def default_token_path(port: int) -> Path:

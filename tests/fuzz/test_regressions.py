@@ -541,3 +541,38 @@ def test_a_schedule_isl_gives_up_on_runs_in_source_order(tmp_path: Path, monkeyp
         assert result.ok and result.kernels == 1, (n, result.comparison.report())
     assert check_opencl(str(path), "f", {"n": 13}).ok
     assert _llvm(str(path), "f", {"n": 13}, None, 1, ("tiled", "source order")) is None
+
+
+# Seed 1178 (a gradient "mismatch": forward and reverse mode 2.4e-2 from the finite differences,
+# tolerance 2e-2; the dot-product test passed): `b1 += 0.5f * C[1]` 9,942 times in `float` rounds
+# by about 1e-3 of the sum, and the central difference of two such sums over a step of 1e-2 carries
+# that error. The derivative is right (the same program in double: 3.6e-10). The check now measures
+# the finite differences' own noise (steps h and 2h) and does not hold them to less than that.
+FLOAT_SUM = """float f(int n, float C[2])
+{
+  float b1 = 0.0f;
+  for (int j = 0; j < (n + 1) / 2; j++)
+    for (int jj = j / 2; jj < n - 1; jj++)
+      for (int j1 = jj; j1 < n - 1; j1++)
+        b1 += 0.5f * C[1];
+  return b1;
+}
+"""
+
+
+def test_a_gradient_check_allows_for_the_rounding_of_a_long_float_sum(tmp_path: Path) -> None:
+    from core_compiler.ad.check import _derive, check_gradients
+    from core_compiler.runtime.signature import layout_for_source
+
+    path = str(tmp_path / "float_sum.c")
+    Path(path).write_text(FLOAT_SUM)
+    result = check_gradients(path, "f", ("C",), {"n": 37}, of=("return",))
+    assert result.ok, result.report()
+    assert result.fd_forward > result.fd_tol and result.fd_bound > result.fd_forward  # the noise, measured
+    assert result.dot <= result.dot_tol  # the two modes agree to round-off
+    wrong = tmp_path / "wrong.c"  # the derivatives of 0.75f * C[1]: still caught (4.6e-1 against 9e-2)
+    wrong.write_text(FLOAT_SUM.replace("0.5f", "0.75f"))
+    layout = layout_for_source(str(wrong), "f", {"n": 37})
+    derivatives = _derive(str(wrong), "f", ("C",), ("return",), layout, None)
+    caught = check_gradients(path, "f", ("C",), {"n": 37}, of=("return",), derivatives=derivatives)
+    assert not caught.ok and caught.fd_forward > caught.fd_bound, caught.report()

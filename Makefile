@@ -30,8 +30,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Whole modules to each worker, the longest first (tests/conftest.py's FIRST).
+DIST := --dist loadfile --no-loadscope-reorder
+
 pytest: $(STAMP)
-	$(BIN)/pytest -q -n auto
+	$(BIN)/pytest -q -n auto $(DIST)
 
 # The fast tier: ruff, mypy and every test not marked `slow` (tests/conftest.py's SLOW_PATHS: the
 # differential, runtime, LLVM-variant, LSP and TUI end-to-end tests), per-pass tests and goldens
@@ -39,11 +42,11 @@ pytest: $(STAMP)
 # mypy's cache warm). `make test` took 20 min there (pytest 18:22), over CI's 15-minute goal.
 # mypy stays in: ~2 s with its cache warm (~20 s of CPU cold).
 test-fast: $(STAMP) lint typecheck
-	$(BIN)/pytest -q -n 2 -m "not slow"
+	$(BIN)/pytest -q -n 2 $(DIST) -m "not slow"
 
 # The long tier too: every csmith seed (1-60) and every kernel's remarks checked against the registry.
 test-long: $(STAMP) lint typecheck
-	$(BIN)/pytest -q -n auto --long
+	$(BIN)/pytest -q -n auto $(DIST) --long
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_analyze.py

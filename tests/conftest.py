@@ -103,6 +103,47 @@ SAMPLED = {
 }
 
 
+# The modules that take longest (`--durations`, 2026-11), first: xdist hands out whole modules
+# (`--dist loadfile --no-loadscope-reorder`, the Makefile) in the order collected, so the last
+# ones to start are short and the two workers finish together; and a module's fixtures (a
+# language server, the remark registry's compiles of every corpus) are made once, not per worker.
+FIRST = (
+    "tests/test_golden_backend.py",
+    "tests/test_cuda_cpu.py",
+    "tests/tui/test_app.py",
+    "tests/llvm/test_cpu_differential.py",
+    "tests/test_name_hygiene.py",
+    "tests/test_remark_registry.py",
+    "tests/test_private_scalars.py",
+    "tests/runtime/test_run_cli.py",
+    "tests/test_differential_opencl.py",
+    "tests/llvm/test_cpu_variants.py",
+    "tests/tui/test_snapshots.py",
+    "tests/test_property_random_nests.py",
+    "tests/test_cuda_host_calls.py",
+    "tests/gpu/test_golden_kernels.py",
+    "tests/test_register_tiles.py",
+    "tests/test_affine_terms.py",
+    "tests/test_gpu_structure.py",
+    "tests/llvm/test_nvptx.py",
+    "tests/test_cuda_codegen.py",
+    "tests/ad/test_reverse_regressions.py",
+    "tests/ad/test_gradient_checks.py",
+    "tests/test_differential_c.py",
+    "tests/test_unseen_c.py",
+    "tests/test_polybench.py",
+    "tests/test_pointer_aliases.py",
+    "tests/test_source_map.py",
+    "tests/runtime/test_launch_geometry.py",
+    "tests/lsp/test_lsp_e2e.py",
+)
+
+
+def _longest_first(items: list[pytest.Item]) -> None:
+    rank = {path: k for k, path in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.relative_to(ROOT).as_posix(), len(FIRST)))  # stable
+
+
 def _sample(items: list[pytest.Item]) -> None:
     seen: dict[str, int] = {}
     for item in items:
@@ -117,11 +158,12 @@ def _sample(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests under SLOW_PATHS are marked `slow`; tests marked `long` run only with `--long`.
-    Tests marked `gpu` are skipped, with the reason,
+    """Tests under SLOW_PATHS are marked `slow`; tests marked `long` run only with `--long`;
+    the longest modules first (`FIRST`). Tests marked `gpu` are skipped, with the reason,
     where pycuda or an NVIDIA GPU is missing."""
     long = config.getoption("--long")
     _sample(items)
+    _longest_first(items)
     for item in items:
         if item.path.relative_to(ROOT).as_posix().startswith(SLOW_PATHS):
             item.add_marker(pytest.mark.slow)

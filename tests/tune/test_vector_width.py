@@ -55,6 +55,7 @@ def _program(file: str, width: int, shared: bool = False):  # type: ignore[no-un
     return case.program
 
 
+@pytest.mark.slow  # PoCL runs (10 s): make test, not test-fast
 def test_gemm_vector_loads_and_remainder_match() -> None:
     program = _program("gemm.c", 4)
     assert "vload4(0, &B[" in program.source and "vstore4(" in program.source

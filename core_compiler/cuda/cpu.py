@@ -141,7 +141,10 @@ class CpuKernel:
 
     @functools.cached_property
     def locals(self) -> dict[str, ArrayLayout]:
-        """The model's expanded locals (`__shared__` arrays, per-thread values), by name."""
+        """The model's expanded locals (`__shared__` arrays, per-thread values), by name. (Their
+        extents are laid out again at the first launch: isl's count from the compile is reset, or
+        a big kernel's budget, spent on its AST, fails here: PolyBench gemm.)"""
+        self.model.scop.ctx.reset_operations()
         return {name: lay for name, lay in array_layouts(self.model.scop).items() if lay.decl.kind != "array"}
 
     def _scratch(self, env: Mapping[str, int]) -> dict[str, np.ndarray]:

@@ -120,6 +120,7 @@ async def test_cpu_target_shows_the_tiled_c() -> None:
         assert "hexplore compile --target cpu" in out and "tiled 32" in out
 
 
+@pytest.mark.long  # 24 s; the snapshot `code_line_picked` shows the same in make test
 @pytest.mark.asyncio
 async def test_a_picked_code_line_moves_the_source_cursor_to_its_statement() -> None:
     app = demo_app("matmul")

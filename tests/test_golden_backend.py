@@ -25,7 +25,15 @@ def remark_lines(remarks: tuple[Remark, ...] | list[Remark]) -> str:
 # 3mm and symm (8-14 s each: their register-tiled mapping) run in the long tier (`make test-long`);
 # 2mm and gemm keep that structure in both tiers
 SLOW_GOLDENS = {"3mm.c", "symm.c"}
-CASES = [pytest.param(k, id=str(k["file"]), marks=pytest.mark.long if k["file"] in SLOW_GOLDENS else ()) for k in KERNEL_SUITE]
+# the next heaviest (4-9 s of CPU each) in `make test` but not in `make test-fast` (2 minutes)
+HEAVY_GOLDENS = {"2mm.c", "heat_3d.c", "covariance.c", "correlation.c", "syrk.c", "syr2k.c"}
+
+
+def _marks(file: object) -> tuple[pytest.MarkDecorator, ...]:
+    return (pytest.mark.long,) if file in SLOW_GOLDENS else (pytest.mark.slow,) if file in HEAVY_GOLDENS else ()
+
+
+CASES = [pytest.param(k, id=str(k["file"]), marks=_marks(k["file"])) for k in KERNEL_SUITE]
 
 
 @pytest.mark.parametrize("kernel", CASES)

@@ -106,6 +106,7 @@ async def test_bad_sizes_are_said_and_change_nothing() -> None:
         assert "block sizes: at most 3 numbers" in static_text(app, "#opt-status")
 
 
+@pytest.mark.long  # 10 s; `hexplore compile --target c` is tested elsewhere, the option editor above
 @pytest.mark.asyncio
 async def test_cpu_target_shows_the_tiled_c() -> None:
     app = demo_app("jacobi_2d")

@@ -38,8 +38,9 @@ pytest: $(STAMP)
 
 # The fast tier: ruff, mypy and every test not marked `slow` (tests/conftest.py's SLOW_PATHS: the
 # differential, runtime, LLVM-variant, LSP and TUI end-to-end tests), per-pass tests and goldens
-# included: 150 s on a clean clone with two idle cores (2026-11-26: 617 tests, 274 s of CPU;
-# mypy's cache warm). `make test` took 20 min there (pytest 18:22), over CI's 15-minute goal.
+# included (the heaviest back-end goldens run in `make test` only): 116 s on a clean clone with two
+# idle cores (2026-11-26, cb9b988: 651 tests, 210 s of CPU; mypy's cache warm). `make test` took
+# 927 s there (pytest 13:46), just over CI's 15-minute goal.
 # mypy stays in: ~2 s with its cache warm (~20 s of CPU cold).
 test-fast: $(STAMP) lint typecheck
 	$(BIN)/pytest -q -n 2 $(DIST) -m "not slow"

@@ -84,7 +84,7 @@ class ScopUnit:
 # ------------------------------------------------------------------------------- back-end passes
 
 
-# The schedule and the GPU mapping are pure functions of their SCoP and options, and cost isl
+# The schedule, the GPU mapping and its PTX are pure functions of their SCoP and options, and cost
 # seconds (2mm's register-tiled mapping most of its back end): each is kept with its analysis
 # (per object: it goes when the analysis does), so compiling one analysis for CUDA, OpenCL and
 # PTX, or the editor's decisions, placements and views of it, schedule and map it once.

@@ -82,7 +82,7 @@ async def test_a_small_file_publishes_once(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 class _Stop(Exception):
-    pass
+    """Stops an analysis after its first published function."""
 
 
 async def test_a_hover_on_a_function_done_answers_before_the_file_is(monkeypatch: pytest.MonkeyPatch) -> None:

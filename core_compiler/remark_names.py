@@ -125,6 +125,15 @@ _entry("InductionVariable", ANALYSIS, ("frontend",), READING,
        "iteration (`j = 0; for (...) { a[j] = ...; j += 2; }`), is read in closed form "
        "(`a[0 + 2 * i]`); where nothing after the loop reads it, its step is left out, so the "
        "iterations stay independent.")  # fmt: skip
+_entry("FieldsAsArrays", ANALYSIS, ("frontend",), READING,
+       "An array of structs passed as a parameter (`struct body *bodies`) whose fields the function "
+       "uses as `bodies[i].vx` is read as rows of numbers, one row per struct, each field a column: "
+       "each field is an array of its own, in the structs' own memory.",
+       "Columns and rows are the fields' offsets and the struct's size as the compiler lays them "
+       "out, so two fields of one struct are distinct memory and one field is the same memory "
+       "wherever it is used. The generated C accesses `bodies[i].vx` as written; LLVM code steps "
+       "by the struct's size. The fields used must be numbers of one type, and the parameter used "
+       "only through them ([StructField](#StructField)).")  # fmt: skip
 _entry("BreakAsCondition", ANALYSIS, ("frontend",), READING,
        "A `for` loop whose body starts with `if (c) break;` (`if (j > i) break;`) is read as the "
        "loop `for (...; cond && !c; ...)`, which is exactly what it does.",
@@ -186,6 +195,14 @@ _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "remark is for the rest: `printf`-like functions (`...`), undeclared functions, an "
        "argument such as `&x`, `a + i` or `A[idx[i]]`, or a nest that also uses a global "
        "variable it does not pass to the call. Move I/O out of the nest, or inline your function.")  # fmt: skip
+_entry("StructField", MISSED, REGION, NOT_MODELED,
+       "The nest reads or writes a struct field hexplore does not read as an array: a field of "
+       "an array (`p->x[i]`) or pointer (`g->data[i]`) type, fields of different types of one "
+       "array of structs, a struct passed by value or local, or an array of structs also used "
+       "whole (`f(bodies)`); the message names the field.",
+       "The number fields of an array-of-structs parameter used as `p[i].f` are modeled "
+       "([FieldsAsArrays](#FieldsAsArrays)). For a pointer field, pass it to a function that "
+       "takes it as a parameter (`double *data`) and loop there.")  # fmt: skip
 _entry("SideEffect", MISSED, REGION, NOT_MODELED,
        "An expression has a side effect hexplore cannot model: an assignment or `++` inside an "
        "expression (`a[i] = (b[i] = 2) + 1;`, `if ((k = i) > 2)`).",
@@ -398,6 +415,20 @@ _entry("NoVectorLoads", MISSED, ("codegen-opencl",), GPU,
        "than `+ - * /` on `double` or `float`).",
        "Accesses whose last subscript is the innermost parallel loop's counter are contiguous; "
        "reading a transposed copy of the array makes the others so.")  # fmt: skip
+_entry("TransposedLayout", PASSED, ("codegen-opencl",), GPU,
+       "With the transposed layout (`hexplore tune` tries it where it applies), a kernel whose "
+       "neighbouring work-items read an array with a stride, such as `A[j][k]` with `j` the "
+       "innermost parallel loop, reads a transposed copy instead (`transposed_A[k][j]`), where they "
+       "are neighbours: the message names the accesses and the strides before and after.",
+       "The copy is made once, on the device, by a small kernel launched before the others; only "
+       "for an array no statement of the loop nest writes, so the copy stays equal to it. The "
+       "layout is PPOpenCL's per-platform choice, kept only where `hexplore tune` measured it faster.")  # fmt: skip
+_entry("NoTransposedLayout", MISSED, ("codegen-opencl",), GPU,
+       "The transposed layout was asked for, but no read is transposed: the message says why (no "
+       "kernel reads a 2-D array with a stride between neighbouring work-items, or the loop nest "
+       "writes the array, so a copy made before the kernels would go stale).",
+       "Reads of an array a kernel copies into shared memory or registers are not transposed: the "
+       "copy into them already reads the array tile by tile.")  # fmt: skip
 _entry("TunedConfiguration", PASSED, ("tune",), CPU,
        "`compile` used the configuration `hexplore tune` found fastest for this function (tile and "
        "block sizes, shared and register promotion, or the C target's tile sizes): the message "

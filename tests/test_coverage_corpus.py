@@ -1,6 +1,6 @@
 """Coverage on C as people write it (`tests/coverage/*.c`, issue 26): loops calling helpers,
 undeclared built-ins (`min`, `floord`, `__pencil_assume`), induction variables, `break`,
-`continue` and structs. Each function is *modeled* (every loop nest in a SCoP), *partly* (some)
+`continue` and structs (`control.c`'s `move`, `structs.c`). Each function is *modeled* (every loop nest in a SCoP), *partly* (some)
 or *no*; the test pins each function's state, so that a regression, or a construct that starts
 to be modeled, shows here. ``python -m tests.test_coverage_corpus`` prints the table.
 """
@@ -39,7 +39,11 @@ EXPECTED = {
     "find_first": ("no", "NonAffineCondition"),
     "skip_odd": ("yes", ""),
     "lower_triangle": ("yes", ""),
-    "move": ("no", "UnsupportedExpression"),
+    "move": ("yes", ""),  # `bodies[i].vx`: fields as arrays (test_struct_fields.py)
+    "drift": ("yes", ""),
+    "kick": ("yes", ""),
+    "clear_samples": ("no", "StructField"),  # a `double` and an `int` field of one array of structs
+    "scale_matrix": ("no", "NonAffineLoopBound"),  # `mat->n`, `mat->data[i]`: fields of one struct
 }
 
 
@@ -83,7 +87,8 @@ def test_no_syntax_errors() -> None:
 @pytest.mark.parametrize(
     "file, function",
     [("induction.c", f) for f in ("shift_left", "neighbours", "flat_rows", "stride_two", "running_offset", "copy_count")]
-    + [("control.c", "skip_odd"), ("control.c", "lower_triangle")]
+    + [("control.c", "skip_odd"), ("control.c", "lower_triangle"), ("control.c", "move")]
+    + [("structs.c", "drift"), ("structs.c", "kick")]
     + [("helpers.c", f) for f in ("clamp_all", "bump_all", "axpy_rows", "signs")],
 )
 def test_what_became_modeled_runs_and_matches(file: str, function: str) -> None:

@@ -310,6 +310,14 @@ __attribute__((noinline)) void log_row(int i, double *a) { a[i] += 1.0; }
 void opaque_call(int n, double *a) {
   for (int i = 0; i < n; i++) log_row(i, a);
 }
+struct pt { double x, vx; };
+void fields(int n, struct pt *p) {
+  for (int i = 0; i < n; i++) p[i].x += p[i].vx;
+}
+struct cell { int n; double *data; };
+void field_pointer(int n, struct cell *c) {
+  for (int i = 0; i < n; i++) c->data[i] = 0.0;
+}
 void report(double *p);
 void more_than_a_nest(int n, double A[n][n], double B[n][n]) {
   for (int i = 0; i < n; i++)

@@ -153,6 +153,7 @@ def _whole_function(fn: ir.Function) -> RegionInfo:
     result = check_region(fn, body, symbols) if body else []
     if isinstance(result, RegionInfo):
         _no_opaque_calls(fn, result)
+        _no_struct_fields(fn, result)
         return result
     remarks = tuple(
         missed(PASS, p.reason, f"cannot differentiate `{fn.name}`: {p.message}", p.range, fn.name)
@@ -176,6 +177,19 @@ def _no_opaque_calls(fn: ir.Function, region: RegionInfo) -> None:
         "the derivative of what it does is unknown"
     )
     raise NotDifferentiable(message, (missed(PASS, "ImpureCall", message, call.range, fn.name, callee=call.name),))
+
+
+def _no_struct_fields(fn: ir.Function, region: RegionInfo) -> None:
+    """`NotDifferentiable` where the function reads an array of structs' fields as arrays
+    (`FieldsAsArrays`): derivative code would need shadow structs, which it does not declare."""
+    array = next((a for a in region.arrays if a.fields), None)
+    if array is None:
+        return
+    message = (
+        f"cannot differentiate `{fn.name}`: it reads the fields of `{array.name}`, an array of structs, as "
+        "arrays, and hexplore's derivative code does not declare arrays of structs (their shadows)"
+    )
+    raise NotDifferentiable(message, (missed(PASS, "StructField", message, array.range, fn.name),))
 
 
 def _activity_remark(ctx: Context) -> Remark:

@@ -197,9 +197,19 @@ class StatementPrinter:
             idx = [i if lo is None else f"({i} - ({expr_c(lo)}))" for i, lo in zip(idx, lay.lower, strict=True)]
             if not idx:
                 return f"{array}[0]" if self.scalars_by_pointer else array
+        if self.layout == "c" and lay.decl.fields:  # an array of structs: `bodies[i].vx`
+            return array + "".join(f"[{i}]" for i in idx[:-1]) + "." + _field(lay.decl, idx[-1])
         if self.layout == "c" and not lay.decl.delinearized and not lay.is_scalar:
             return array + "".join(f"[{i}]" for i in idx)
         return f"{array}[{_linear(idx, lay.extent)}]"
+
+
+def _field(decl: ArrayDecl, column: str) -> str:
+    """The field at `column` (C text of a constant) of an array of structs read as rows."""
+    name = decl.fields[int(column)] if column.isdigit() and int(column) < len(decl.fields) else ""
+    if not name:
+        raise ValueError(f"no field of `{decl.name}` at column {column}")
+    return name
 
 
 def affine_c(a: Affine, subst: Mapping[str, str]) -> str:

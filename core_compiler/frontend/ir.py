@@ -47,6 +47,9 @@ class Array:
 
     elem: CType
     dims: tuple[Expr | None, ...]
+    # an array of structs read as rows of their number fields (`struct_fields.py`): the field at
+    # each position of the innermost dimension ("" for none), which the C target prints `p[i].vx`
+    fields: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return str(self.elem) + "".join(f"[{'' if d is None else d}]" for d in self.dims)

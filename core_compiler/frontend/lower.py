@@ -28,6 +28,7 @@ from core_compiler.frontend import (
     opaque_calls,
     pointers,
     running_counters,
+    struct_fields,
     void_helpers,
     while_loops,
 )
@@ -74,6 +75,7 @@ class Lowerer:
         self._notes: list[ir.Note] = []
         self._globals: dict[str, ir.Param] = {}  # the file-scope variables the function uses
         self._budget = ExpressionBudget()
+        self._views = struct_fields.Views({}, {})  # the function's arrays of structs read as rows
         self._is_cuda = path.endswith((".cu", ".cuh"))
         self._launches: dict[str, tuple[ir.Launch, ...]] | None = None  # by kernel, found when needed
 
@@ -83,11 +85,15 @@ class Lowerer:
         return [self.function(cur) for cur in definitions(tu, self.path)]
 
     def function(self, cur: ci.Cursor) -> ir.Function:
-        params = tuple(self.param(p) for p in cur.get_children() if p.kind == K.PARM_DECL)
+        param_curs = [p for p in cur.get_children() if p.kind == K.PARM_DECL]
+        params = tuple(self.param(p) for p in param_curs)
         body_cur = next((c for c in cur.get_children() if c.kind == K.COMPOUND_STMT), None)
         self._aliases, self._aliasable, self._body, self._notes, self._globals = {}, None, body_cur, [], {}
+        self._views = struct_fields.Views({}, {})
         body: tuple[ir.Stmt, ...] = ()
         if body_cur is not None:
+            self._views = struct_fields.views(body_cur, param_curs, lambda c: self.slice(self.range(c)))
+            params = self._viewed(params)
             body, assumed = early_return.guards_as_conditions(self.block(body_cur))
             self._notes += assumed
             body, guard_notes = loop_exits.loop_exits(body)
@@ -110,6 +116,17 @@ class Lowerer:
             launches=self._kernel_launches(cur) if is_kernel else (),
             template_params=tuple(c.spelling for c in cur.get_children() if c.kind == K.TEMPLATE_NON_TYPE_PARAMETER),
         )
+
+    def _viewed(self, params: tuple[ir.Param, ...]) -> tuple[ir.Param, ...]:
+        """`params` with each array of structs read as rows of its fields (`struct_fields.py`)."""
+        out = []
+        for p in params:
+            view = self._views.views.get(p.name)
+            if view is not None:
+                p = replace(p, type=struct_fields.view_type(p.type, view))
+                self._notes.append(struct_fields.note(view, p.range))
+            out.append(p)
+        return tuple(out)
 
     def _kernel_launches(self, kernel: ci.Cursor) -> tuple[ir.Launch, ...]:
         if self._launches is None:
@@ -312,6 +329,8 @@ class Lowerer:
                     return ir.Assign(target, op, self.expr(rhs), rng)
                 why = target.message if isinstance(target, ir.OpaqueExpr) else "an unsupported target"
                 message = f"the assignment to `{target}` goes through {why}"
+                if isinstance(target, ir.OpaqueExpr) and target.reason == "StructField":
+                    message = why
                 return ir.OpaqueStmt(_opaque_reason(target), message, target.range)
         if kind == K.UNARY_OPERATOR:
             op = unary_operator(cur)
@@ -480,7 +499,7 @@ class Lowerer:
             base = next(cur.get_children(), None)
             if base is not None and _ref_name(base) in _CUDA_BUILTINS:
                 return ir.Var(f"{_ref_name(base)}.{cur.spelling}", rng, ir.Scalar("unsigned int"))
-            return self.opaque(cur, "UnsupportedExpression", "a struct member access")
+            return self.member(cur, rng)
         val = evaluate(cur) if kind != K.CALL_EXPR else None
         if isinstance(val, int):
             return ir.IntLit(val, rng)
@@ -511,6 +530,21 @@ class Lowerer:
             return ir.Call(cur.spelling, args, rng)
         return ir.Call(cur.spelling, args, rng, signature=opaque_calls.signature(cur))
 
+    def member(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
+        """``p[i].f`` of an array of structs read as rows (`struct_fields.py`): ``p[i][column]``."""
+        params = {name: cur for name in (*self._views.views, *self._views.refused)}
+        use = struct_fields.field_use(cur, params)
+        view = self._views.views.get(use.param) if use is not None else None
+        if use is None or view is None:
+            why = self._views.refused.get(use.param) if use is not None else None
+            return self.opaque(cur, "StructField", struct_fields.refusal(why, self.slice(rng)))
+        base = _unwrap(next(iter(cur.get_children())))
+        while base.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base = _unwrap(next(iter(base.get_children())))
+        indices = tuple(self.expr(i) for i in use.indices) or (ir.IntLit(0, rng),)
+        column = ir.IntLit(view.columns[use.field], rng)
+        return ir.Subscript(use.param, (*indices, column), rng, self.range(base))
+
     def _address_of(self, cur: ci.Cursor) -> ir.Expr | None:
         """``&a[i]`` (or ``&x``) as ``Unary("&", a[i])``, a pointer ``p`` as ``&p[0]``, else None."""
         cur = _unwrap(cur)
@@ -540,6 +574,10 @@ class Lowerer:
             self._use_global(node.referenced)
         if node.kind == K.DECL_REF_EXPR:
             return ir.Subscript(node.spelling, tuple(indices), rng, self.range(node))
+        if node.kind == K.MEMBER_REF_EXPR:  # `p->x[i]`, `s.a[i][j]`: an array or pointer field
+            field = self.member(node, self.range(node))
+            if isinstance(field, ir.OpaqueExpr):
+                return field
         return self.opaque(
             cur,
             "PointerArithmetic",

@@ -115,6 +115,7 @@ class ArrayDecl:
     kind: str  # "array" | "scalar" | "local-scalar" | "local-array"
     range: SourceRange
     delinearized: bool = False
+    fields: tuple[str, ...] = ()  # an array of structs read as rows: the field at each column
 
     @property
     def per_iteration(self) -> bool:
@@ -672,7 +673,7 @@ class _Walker:
 
     def array_decl(self, name: str, typ: ir.CType, rng: SourceRange) -> ArrayDecl:
         if name not in self.arrays:
-            self.arrays[name] = ArrayDecl(name, _elem_name(typ), self.extents(typ), "array", rng)
+            self.arrays[name] = ArrayDecl(name, _elem_name(typ), self.extents(typ), "array", rng, fields=_fields(typ))
         return self.arrays[name]
 
     def extents(self, typ: ir.CType) -> tuple[Affine | None, ...]:
@@ -971,3 +972,12 @@ def _names(names: list[str]) -> str:
 def _global_array(function: ir.Function, name: str) -> bool:
     """Whether `name` is a global array (not a pointer): it overlaps no other global array."""
     return any(g.name == name and isinstance(g.type, ir.Array) for g in function.globals)
+
+
+def _fields(typ: ir.CType) -> tuple[str, ...]:
+    """The field names of an array of structs read as rows (`struct_fields.py`), else ()."""
+    while isinstance(typ, ir.Pointer | ir.Array):
+        if isinstance(typ, ir.Array) and typ.fields:
+            return typ.fields
+        typ = typ.pointee if isinstance(typ, ir.Pointer) else typ.elem
+    return ()

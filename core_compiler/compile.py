@@ -124,7 +124,7 @@ def _compile_scop(
     out.remarks.append(worth.remark)
     if worth.decision == "cpu" and (not always or worth.remark.name == "HostCall"):
         return
-    codegen: CudaCodegen | OpenclCodegen = OpenclCodegen()
+    codegen: CudaCodegen | OpenclCodegen = OpenclCodegen(options.layout)
     host_name = host_function_name(sa, out.taken) if split else None
     if target == "cuda":
         check = None if always else worth.condition_c

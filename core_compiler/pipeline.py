@@ -33,7 +33,12 @@ from core_compiler.analysis import (
     analyze_file,
 )
 from core_compiler.codegen.cuda import CudaFiles, generate_cuda
-from core_compiler.codegen.opencl import DeviceProgram, generate_opencl, vector_remarks
+from core_compiler.codegen.opencl import (
+    DeviceProgram,
+    generate_opencl,
+    layout_remarks,
+    vector_remarks,
+)
 from core_compiler.cuda.check import CheckKernel
 from core_compiler.passes import Pass, PassRecord, Trace, failed
 from core_compiler.remarks import Remark
@@ -157,12 +162,16 @@ class CudaCodegen:
 
 @dataclass(frozen=True)
 class OpenclCodegen:
+    """OpenCL C kernels; `layout` "transposed" reads strided read-only arrays from transposed
+    copies (`codegen/layouts.py`)."""
+
     name: ClassVar[str] = "codegen-opencl"
     language: ClassVar[str] = "opencl"
+    layout: str = "default"
 
     def run(self, u: ScopUnit) -> tuple[ScopUnit, list[Remark]]:
-        program = generate_opencl(u.need("gpu"))
-        return replace(u, opencl=program), vector_remarks(program)
+        program = generate_opencl(u.need("gpu"), self.layout)
+        return replace(u, opencl=program), [*vector_remarks(program), *layout_remarks(program)]
 
     def render(self, u: ScopUnit) -> str:
         return u.need("opencl").source  # type: ignore[no-any-return]
@@ -292,17 +301,20 @@ def artifact_source_map(name: str, unit: ScopUnit) -> tuple[str, SourceMap]:
 
 @dataclass(frozen=True)
 class GpuOptions:
-    """The options of the two passes that decide a GPU mapping, together."""
+    """The options of the two passes that decide a GPU mapping, together, and the OpenCL data
+    layout (`OpenclCodegen.layout`: "default" | "transposed"), which the mapping does not read."""
 
     schedule: ScheduleOptions = GPU_SCHEDULE
     mapping: MappingOptions = field(default_factory=MappingOptions)
+    layout: str = "default"
 
     def passes(self) -> tuple[Schedule, MapToGpu]:
         return Schedule(self.schedule), MapToGpu(self.mapping)
 
 
 def gpu_passes(options: GpuOptions | None = None) -> tuple[Pass[ScopUnit, ScopUnit], ...]:
-    return (*(options or GpuOptions()).passes(), CudaCodegen(), OpenclCodegen(), Ptx())
+    options = options or GpuOptions()
+    return (*options.passes(), CudaCodegen(), OpenclCodegen(options.layout), Ptx())
 
 
 def cpu_passes(schedule: ScheduleOptions = CPU_SCHEDULE, cpu: CpuOptions | None = None) -> tuple[Pass[ScopUnit, ScopUnit], ...]:
@@ -310,7 +322,8 @@ def cpu_passes(schedule: ScheduleOptions = CPU_SCHEDULE, cpu: CpuOptions | None 
 
 
 def editor_passes(options: GpuOptions | None = None) -> tuple[Pass[ScopUnit, ScopUnit], ...]:
-    return (*(options or GpuOptions()).passes(), CudaCodegen(), OpenclCodegen(), CpuLlvmIr(), Ptx())
+    options = options or GpuOptions()
+    return (*options.passes(), CudaCodegen(), OpenclCodegen(options.layout), CpuLlvmIr(), Ptx())
 
 
 PIPELINES: dict[str, Callable[[], Sequence[Any]]] = {

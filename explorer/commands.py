@@ -193,9 +193,11 @@ def compile_source(
     mapping = MappingOptions(tile_size=settings.tile_size, sizes=sizes, memory=memory)
     c_options = COptions(CpuOptions(tile_size=settings.tile_size), openmp=settings.openmp)
     tuned = _tuned_config(path, fa, parse, settings)
+    layout = "default"
     if tuned is not None:
         mapping, c_options = _with_tuned(tuned[0], mapping, c_options)
-    result = compile_file(fa, settings.target, GpuOptions(mapping=mapping), c_options=c_options, text=text,
+        layout = tuned[0].layout
+    result = compile_file(fa, settings.target, GpuOptions(mapping=mapping, layout=layout), c_options=c_options, text=text,
                           always_offload=settings.always_offload)  # fmt: skip
     if tuned is not None:
         result = replace(result, remarks=(tuned[1], *result.remarks))
@@ -239,11 +241,14 @@ def for_cuda(config: TunedConfig) -> tuple[TunedConfig, str]:
     """An OpenCL record read by ``compile --target cuda`` (issue 30): the tile and block sizes and
     the memory choices carry over (the same mapping, within CUDA's 1024 threads a block); the
     vector width does not (on a GPU neighbouring threads read neighbouring elements, which
-    contiguous runs per thread would undo). Said in the remark's line."""
+    contiguous runs per thread would undo), nor the transposed layout (the CUDA printer has no
+    transposed copies). Said in the remark's line."""
     line = f"{config.line()}; read from the OpenCL tuning: its tile and block sizes and memory choices carry over to CUDA"
     if config.vector > 1:
         line += f", its vector width {config.vector} does not (CUDA threads keep reading neighbouring elements)"
-    return replace(config, vector=1), line
+    if config.layout != "default":
+        line += f", its {config.layout} layout does not (CUDA reads the arrays as they are)"
+    return replace(config, vector=1, layout="default"), line
 
 
 def _with_tuned(config: TunedConfig, mapping: MappingOptions, c_options: COptions) -> tuple[MappingOptions, COptions]:

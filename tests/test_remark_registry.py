@@ -364,6 +364,8 @@ def test_the_small_inputs_reach_most_names(emitted: list[Remark]) -> None:
         "TunedConfiguration",  # a compile that read `hexplore tune`'s record (tests/tune/test_ray_sweep.py)
         "VectorLoads",  # an OpenCL vector width, which only tuning asks for (tests/tune/test_vector_width.py)
         "NoVectorLoads",
+        "TransposedLayout",  # the OpenCL transposed layout, which only tuning asks for (tests/tune/test_layout.py)
+        "NoTransposedLayout",
         "InternalError",
         "DerivativeNotAnalyzed",
         "DerivativeNotOneScop",  # a derivative hexplore cannot model again

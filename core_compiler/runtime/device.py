@@ -15,8 +15,9 @@ Which arrays move (`transfer_plan`, from the SCoP's access relations, which are 
 no data-dependent control flow):
 
 - *in*: every array the kernels take, except one no statement reads and the statements overwrite
-  entirely at these sizes (its old contents cannot reach the results); and only when the device
-  copy differs from the host data (`Residency`);
+  entirely at these sizes (its old contents cannot reach the results) and the transposed copies
+  the first kernels make (`codegen/layouts.py`); and only when the device copy differs from the
+  host data (`Residency`);
 - *out*: every array a statement writes, except the buffers of scalars written in the nest (no
   statement after the SCoP reads them). After the copy the device copy equals the returned data,
   so a later run that passes the returned arrays back moves nothing in.
@@ -121,7 +122,8 @@ def transfer_plan(
         n for n in written
         if n not in read and kinds.get(n) == "array" and fully_written(scop, n, ints, hosts[n].size)
     }  # fmt: skip
-    return TransferPlan(frozenset(hosts) - overwritten, written & set(returned), written)
+    copies = {t.copy for t in program.transposes}  # made on the device from their arrays
+    return TransferPlan(frozenset(hosts) - overwritten - copies, written & set(returned), written)
 
 
 def fully_written(scop: Scop, array: str, ints: Mapping[str, int], size: int) -> bool:

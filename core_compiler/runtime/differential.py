@@ -114,7 +114,7 @@ def device_case(
     layout = fit_layout(fn.function, fn.scops, layout)
     values = scop_values(fn.function, fn.scops, layout)
     sa = values.scop
-    program = generate_opencl(gpu_program(sa, gpu))
+    program = generate_opencl(gpu_program(sa, gpu), (gpu or GpuOptions()).layout)
     return DeviceCase(path, layout, program, values, build_reference(path, layout))
 
 

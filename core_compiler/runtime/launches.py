@@ -15,6 +15,7 @@ Example (gemm at ni=40, nj=50, tiles 32x32, blocks of 16x32 threads)::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ import islpy as isl
 import numpy as np
 
 from core_compiler.codegen.ast_print import call_parts, evaluate, walk_host
+from core_compiler.codegen.layouts import BLOCK, Transposed
 from core_compiler.codegen.opencl import DeviceProgram
 from core_compiler.errors import UsageError
 from core_compiler.scop.affine import isl_name
@@ -59,8 +61,9 @@ class KernelLaunch:
 
 
 def kernel_launches(program: DeviceProgram, ints: Mapping[str, int], floats: Mapping[str, float]) -> list[KernelLaunch]:
-    """Walk the host AST with these parameter values: every launch, in order."""
-    out: list[KernelLaunch] = []
+    """Walk the host AST with these parameter values: every launch, in order, after the kernels that
+    make the transposed copies of arrays (`codegen/layouts.py`)."""
+    out: list[KernelLaunch] = [_transpose_launch(program, t, ints, floats) for t in program.transposes]
     kernels = {k.name: k for k in program.gpu.kernels}
 
     def on_user(expr: isl.AstExpr, env: dict[str, int]) -> None:
@@ -76,6 +79,13 @@ def kernel_launches(program: DeviceProgram, ints: Mapping[str, int], floats: Map
 
     walk_host(program.gpu.host_ast, {**ints, **{isl_name(k): v for k, v in ints.items()}}, on_user)
     return out
+
+
+def _transpose_launch(program: DeviceProgram, t: Transposed, ints: Mapping[str, int], floats: Mapping[str, float]) -> KernelLaunch:
+    """One work-item per element, x along a row, in work-groups of `layouts.BLOCK` squared."""
+    rows, cols = t.size(ints)
+    grid = (-(-cols // BLOCK), -(-rows // BLOCK), 1)
+    return KernelLaunch(t.kernel, grid, (BLOCK, BLOCK, 1), _arguments(program, t.kernel, ints, floats), 2)
 
 
 def launch_geometry(kernel: Kernel, lo: list[int], hi: list[int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -140,6 +150,11 @@ def device_arrays(
     used = {spec.name for specs in program.args.values() for spec in specs if spec.kind == "array"}
     hosts = {n: np.array(a, copy=True, order="C").reshape(-1) for n, a in arrays.items() if n in used}
     hosts.update({n: a for n, a in scratch.items() if n in used})
+    for t in program.transposes:  # made on the device by `make_transposed_<array>` from the array
+        if t.array in hosts and math.prod(t.size(ints)) > hosts[t.array].size:
+            raise UsageError(f"`{t.array}` holds {hosts[t.array].size} elements, fewer than its extents say; "
+                             "its transposed copy would read past it")  # fmt: skip
+        hosts[t.copy] = np.empty_like(hosts.get(t.array, np.zeros(0)))
     missing = sorted(used - set(hosts))
     if missing:
         raise UsageError(f"the kernels take the array `{missing[0]}`, but the run was not given one")

@@ -301,7 +301,7 @@ def _tuned_mapping(path: str, function: str, device: str, params: Mapping[str, i
         return None
     memory = MemoryOptions(shared=config.shared, private=config.private)
     mapping = MappingOptions(sizes=parse_sizes(config.sizes) if config.sizes else {}, memory=memory, vector=config.vector)
-    return config.line(), GpuOptions(mapping=mapping)
+    return config.line(), GpuOptions(mapping=mapping, layout=config.layout)
 
 
 def _runtime(device: str) -> DeviceRuntime:

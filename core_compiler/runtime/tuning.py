@@ -132,6 +132,7 @@ class TunedConfig:
     candidates: int
     device: str  # where it was timed
     vector: int = 1  # OpenCL vector width (`MappingOptions.vector`); records older than it have none: 1
+    layout: str = "default"  # OpenCL data layout (`GpuOptions.layout`): "default" | "transposed"
 
     def line(self) -> str:
         """``tuned: tile 64x16, block 16x16, 1.8x over default, on pocl CPU``"""

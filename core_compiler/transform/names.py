@@ -7,7 +7,7 @@ people write it uses such names too (PolyBench's deriche has a scalar ``b1``), a
 fails to compile or, worse, makes isl read a user's parameter ``t0`` as the thread id. So each
 family's prefix is the first of ``b``, ``hx_b``, ``hx0_b``, … that names nothing in the code.
 The copies of an array ``A`` in shared memory, in registers and on the device are
-``shared_A``, ``private_A`` and ``dev_A``, or ``hx_shared_A``, … where the code has such a name.
+``shared_A``, ``private_A``, ``dev_A`` and ``transposed_A`` (`codegen/layouts.py`), or ``hx_shared_A``, … where the code has such a name.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import islpy as isl
 from core_compiler.frontend import ir
 
 FAMILIES = "btTXhocxya"
-WORDS = ("shared", "private", "dev")  # before ``_<array>``: the array's copies
+WORDS = ("shared", "private", "dev", "transposed")  # before ``_<array>``: the array's copies
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MAX_COUNTERS = 64  # loop counters named per AST (isl picks its own names past these)
 

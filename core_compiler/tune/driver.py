@@ -192,6 +192,7 @@ def _widest_permutable_band(schedule: isl.Schedule) -> int:
 
 
 def _opencl_space(task: Task, model_s: float = 0.0) -> tuple[Space, list[Config]]:
+    from core_compiler.codegen.layouts import transposed_reads
     from core_compiler.runtime.differential import device_case
     from core_compiler.tune.model_seeds import model_seeds
 
@@ -199,7 +200,7 @@ def _opencl_space(task: Task, model_s: float = 0.0) -> tuple[Space, list[Config]
     kernels = [k for k in case.program.gpu.kernels if k.parallel]
     tiled = max((k.shape.n_tiled for k in kernels), default=0)
     threads = max((k.n_thread_dims for k in kernels), default=0)
-    space = opencl_space(min(tiled, 3), min(threads, 3))
+    space = opencl_space(min(tiled, 3), min(threads, 3), transposable=bool(transposed_reads(case.program.gpu)[0]))
     explicit = space.default.with_(mapping="explicit")
     seeds = [space.normal(explicit), space.normal(space.default.with_(shared=False)),
              space.normal(explicit.with_(**{c.name: 16 for c in space.choices if c.name.startswith("tile")}))]  # fmt: skip
@@ -225,7 +226,8 @@ def record(result: TuneResult) -> None:
         return
     config = tuning.TunedConfig("opencl", opencl_sizes(best.config), bool(best.config["shared"]),
                                 bool(best.config["private"]), result.label(best.config), best.seconds, default_s,
-                                tried, candidates, result.device, int(best.config.get("vector", 1)))  # fmt: skip
+                                tried, candidates, result.device, int(best.config.get("vector", 1)),
+                                str(best.config.get("layout", "default")))  # fmt: skip
     tuning.store_config(tuning.config_key(task.path, task.function, "opencl", task.sizes, task.parse, opencl_device_key()), config)
     tuning.store_config(tuning.config_key(task.path, task.function, "opencl", None, task.parse), config)
 

@@ -189,7 +189,7 @@ def gpu_options(config: Config) -> Any:
     sizes = opencl_sizes(config)
     memory = MemoryOptions(shared=bool(config["shared"]), private=bool(config["private"]))
     mapping = MappingOptions(sizes=parse_sizes(sizes) if sizes else {}, memory=memory, vector=int(config.get("vector", 1)))
-    return GpuOptions(mapping=mapping)
+    return GpuOptions(mapping=mapping, layout=str(config.get("layout", "default")))
 
 
 def _measure_opencl(task: Task, config: Config) -> Trial:
@@ -202,7 +202,8 @@ def _measure_opencl(task: Task, config: Config) -> Trial:
     p: _DevicePrepared = _prepared(task, lambda t: _prepare_opencl(t, config))
     case, wanted = p.case, p.wanted
     if p.first != config:
-        case = replace(case, program=generate_opencl(gpu_program(case.values.scop, gpu_options(config))))
+        options = gpu_options(config)
+        case = replace(case, program=generate_opencl(gpu_program(case.values.scop, options), options.layout))
     build_s = time.perf_counter() - start
     inputs = case.inputs()
 

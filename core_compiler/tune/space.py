@@ -26,6 +26,7 @@ CPU_TILES = (8, 16, 32, 64, 128)
 GPU_TILES = (8, 16, 32, 64)
 GPU_BLOCKS = (4, 8, 16, 32)
 VECTOR_WIDTHS = (1, 2, 4)  # OpenCL vector loads along a thread's run of points (PPOpenCL's); 1: none
+LAYOUTS = ("default", "transposed")  # strided read-only arrays read from transposed copies (`codegen/layouts.py`)
 MAX_WORK_GROUP = 1024  # CUDA's threads per block; PoCL's CPU device allows 4096, the sizes tuned must also run on a GPU
 SHARED_BYTES = 48 * 1024  # per block, CUDA's default
 EXHAUSTIVE_LIMIT = 64  # spaces this small are searched exhaustively
@@ -162,12 +163,14 @@ class KernelLimits:
     extents: tuple[int, ...] = ()  # per tiled member, outermost first; () unknown
 
 
-def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits()) -> Space:
+def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits(), transposable: bool = False) -> Space:
     """The GPU mapping's space for a SCoP whose widest kernel tiles `tiled` members and maps
     `threads` of them to threads: "auto" (hexplore's own choice: register tiles, small tiles for
     few blocks) or explicit tile sizes per member and block sizes per thread dimension — a tile
     larger than its block is thread coarsening, tile/block points per thread — and shared and
-    register promotion on or off, and a vector width (`VECTOR_WIDTHS`). Pruned: blocks past
+    register promotion on or off, a vector width (`VECTOR_WIDTHS`), and where some kernel reads a
+    read-only array with a stride between neighbouring work-items (`transposable`), the data
+    layout (`LAYOUTS`: read it from a transposed copy or not). Pruned: blocks past
     `max_work_group` threads, a block wider than its tile (normalized to the tile: the mapper would
     shrink it), tiles past a known extent, and shared memory on where the tiles of the arrays
     staged there could not fit `shared_bytes`."""
@@ -175,7 +178,8 @@ def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits()
     default_blocks = {1: (512,), 2: (16, 32), 3: (4, 4, 32)}.get(threads, ())  # outermost first: DEFAULT_BLOCKS'
     blocks = tuple(Choice(f"block{k}", (b, *(v for v in GPU_BLOCKS if v != b))) for k, b in enumerate(default_blocks))
     choices = (Choice("mapping", ("auto", "explicit")), *tiles, *blocks,
-               Choice("shared", (True, False)), Choice("private", (True, False)), Choice("vector", VECTOR_WIDTHS))  # fmt: skip
+               Choice("shared", (True, False)), Choice("private", (True, False)), Choice("vector", VECTOR_WIDTHS),
+               Choice("layout", LAYOUTS if transposable else LAYOUTS[:1]))  # fmt: skip
 
     def normalize(c: Config) -> Config:
         if c["mapping"] == "auto":
@@ -201,6 +205,8 @@ def opencl_space(tiled: int, threads: int, limits: KernelLimits = KernelLimits()
 
     def describe(c: Config) -> str:
         memory = _memory_words(bool(c["shared"]), bool(c["private"]))
+        if c.get("layout", "default") != "default":
+            memory += f", {c['layout']} layout"
         if c["mapping"] == "auto":
             return "hexplore's mapping" + memory
         tile = [int(c[t.name]) for t in tiles]

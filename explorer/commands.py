@@ -154,6 +154,7 @@ class CompileSettings:
     shared_memory: bool = True
     private_memory: bool = True
     max_shared_memory: int = DEFAULT_MAX_SHARED_BYTES  # per block
+    double_buffer: bool = True  # two shared copies where a block walks its tiles (`gpu_mapping._buffers`)
     openmp: bool = False  # target c: `#pragma omp parallel for` on parallel loops
 
 
@@ -189,7 +190,7 @@ def compile_source(
     errors = tuple(r for r in fa.all_remarks() if r.name in ERROR_REMARKS)
     if errors:
         return Compiled(CompileResult({}, ()), errors)
-    memory = MemoryOptions(settings.shared_memory, settings.private_memory, settings.max_shared_memory)
+    memory = MemoryOptions(settings.shared_memory, settings.private_memory, settings.max_shared_memory, double_buffer=settings.double_buffer)
     mapping = MappingOptions(tile_size=settings.tile_size, sizes=sizes, memory=memory)
     c_options = COptions(CpuOptions(tile_size=settings.tile_size), openmp=settings.openmp)
     tuned = _tuned_config(path, fa, parse, settings)

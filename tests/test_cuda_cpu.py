@@ -129,6 +129,8 @@ SCENARIOS = {  # scenario -> what its run must show: "ok", or the error's words
     "memcpy-overrun": "ok",
     "out-of-bounds": "heap-buffer-overflow",
     "leak": "detected memory leaks",
+    "async-copies": "ok",  # cp.async lands at the wait, not before (`HX_ASYNC_COPY`)
+    "async-never-waited": "were never waited for",
 }
 
 

@@ -83,7 +83,7 @@ def test_parametric_sizes_get_a_run_time_check(result: CompileResult) -> None:
 def test_offload_remark_says_where_arrays_live(result: CompileResult) -> None:
     r = next(r for r in result.remarks if r.function == "mm" and r.name == "Offloaded")
     assert r.args["shared"] == ["A", "B"] and r.args["registers"] == ["C"]
-    assert "A, B in shared memory (32x16, 16x64 tiles); C in registers" in r.message
+    assert "A, B in shared memory (32x16, 16x64 tiles, two of each: the next tile is copied while this one computes); C in registers" in r.message
 
 
 def test_no_parallel_loop_is_said(result: CompileResult) -> None:

@@ -82,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("--no-shared-memory", action="store_true", help="keep every array in global memory")
     comp.add_argument("--no-private-memory", action="store_true", help="do not promote arrays to registers")
     comp.add_argument("--max-shared-memory", type=_non_negative, default=DEFAULT_MAX_SHARED_BYTES, metavar="BYTES", help="shared memory per block (default: %(default)s)")
+    comp.add_argument("--no-double-buffer", action="store_true", help="one shared-memory copy per array: copy each tile after the last one is used, not while")
     comp.add_argument("--openmp", action="store_true", help="with --target c: `#pragma omp parallel for` on parallel loops")
     comp.add_argument("-o", dest="out", metavar="DIR", help="write the files here (default: print them)")
     tui = sub.add_parser("tui", help="the terminal UI (the text report when stdout is not a terminal)")
@@ -165,6 +166,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         shared_memory=not args.no_shared_memory,
         private_memory=not args.no_private_memory,
         max_shared_memory=args.max_shared_memory,
+        double_buffer=not args.no_double_buffer,
         openmp=args.openmp,
     )
     try:

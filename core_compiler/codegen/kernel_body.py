@@ -51,11 +51,32 @@ class Dialect:
     thread_id: str
     calls: Mapping[str, str] | None = None  # math functions by another name
     vectors: bool = False  # `vloadN`/`vstoreN` along a thread's run of points (`codegen/vectors.py`)
+    async_copies: bool = False  # double-buffered shared loads as `HX_ASYNC_COPY` (`ASYNC_COPIES`)
 
 
 OPENCL = Dialect("barrier(CLK_LOCAL_MEM_FENCE);", "__local", "hx_atomic_add_{ctype}", "get_group_id({dim})",
                  "get_local_id({dim})", OPENCL_MATH, vectors=True)  # fmt: skip
-CUDA = Dialect("__syncthreads();", "__shared__", "atomicAdd", "blockIdx.{axis}", "threadIdx.{axis}")
+CUDA = Dialect("__syncthreads();", "__shared__", "atomicAdd", "blockIdx.{axis}", "threadIdx.{axis}", async_copies=True)
+
+# A double-buffered kernel's loads of the next tile (`gpu_mapping._buffers`) on CUDA: from sm_80
+# on, `cp.async` copies global to shared memory without going through registers, so the copy
+# lands while the thread computes the current tile; the barrier ending the step waits for it.
+# Elsewhere a plain assignment. `HX_EMULATE_ASYNC`: the CPU shim of the tests, which lands each
+# copy only at the wait.
+ASYNC_COPIES = """#ifdef __CUDACC__
+#include <cuda_pipeline.h>
+#endif
+#ifndef HX_ASYNC_COPY
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(HX_EMULATE_ASYNC)
+#define HX_ASYNC_COPY(dst, src) __pipeline_memcpy_async(&(dst), &(src), sizeof(dst))
+#define HX_ASYNC_WAIT() (__pipeline_commit(), __pipeline_wait_prior(0))
+#else
+#define HX_ASYNC_COPY(dst, src) ((dst) = (src))
+#define HX_ASYNC_WAIT()
+#endif
+#endif
+"""
+ASYNC_SIZES = (4, 8, 16)  # the bytes `cp.async` copies at once
 
 # OpenCL has no floating-point atomic addition: compare-and-swap on the bits (64-bit atomics are
 # the cl_khr_int64_base_atomics extension, which PoCL and every GPU driver provide).
@@ -108,7 +129,8 @@ class KernelPrinter(StatementPrinter):
         for p in self.kernel.promotions:
             dims = "".join(f"[{s}]" for s in p.size)
             qual = f"{self.dialect.shared} " if p.place == "shared" else ""
-            out.append(f"{qual}{p.elem_type} {p.local}{dims};")
+            buffers = f"[{self.kernel.buffers}]" if p.place == "shared" and self.kernel.buffers > 1 else ""
+            out.append(f"{qual}{p.elem_type} {p.local}{buffers}{dims};")
         return out
 
     def user(self, expr: isl.AstExpr) -> list[str]:
@@ -145,7 +167,7 @@ class KernelPrinter(StatementPrinter):
 
     def phase(self, phase: Phase, args: list[str]) -> list[str]:
         if phase.ast is None:
-            return [self.dialect.barrier]
+            return [*(["HX_ASYNC_WAIT();"] if self._async() else []), self.dialect.barrier]
         tiles = [f"  int {self.kernel.shape.names('T', k)} = {args[pos]};" for k, pos in enumerate(phase.tiles)]
         body = self.printer().print(phase.ast, 1)
         if phase.full is not None and phase.full_when is not None:
@@ -228,7 +250,7 @@ class KernelPrinter(StatementPrinter):
     def local(self, p: Promotion, idx: list[str], tiles: list[str], threads: list[str]) -> str:
         if p.place == "shared":
             offs = [_substitute(expr_c(o), tiles, self.kernel.shape.names.prefixes["T"]) for o in p.offset]
-            return p.local + "".join(f"[{i} - ({o})]" for i, o in zip(idx, offs, strict=True))
+            return p.local + self._buffer(tiles) + "".join(f"[{i} - ({o})]" for i, o in zip(idx, offs, strict=True))
         return p.local + "".join(self._register_index(k, x, t) for k, (x, t) in enumerate(zip(threads, tiles, strict=False)))
 
     def _register_index(self, k: int, x: str, tile_origin: str) -> str:
@@ -241,6 +263,17 @@ class KernelPrinter(StatementPrinter):
             return f"[(({x}) - ({tile_origin}) - {sh.names('t', k)}) / {b}]"
         return f"[(({x}) - ({tile_origin})) / {b}]"
 
+    def _buffer(self, tiles: list[str]) -> str:
+        """A double-buffered copy's buffer for the tile at `tiles`: the parity of its step."""
+        k = self.kernel
+        if k.buffers == 1:
+            return ""
+        last = k.shape.n_tiled - 1
+        return f"[(({tiles[last]}) / {k.shape.tile[last]}) & 1]"
+
+    def _async(self) -> bool:
+        return self.dialect.async_copies and self.kernel.buffers > 1
+
     def copy(self, name: str, args: list[str]) -> str:
         direction, _, local = name.partition("_")
         p = next(q for q in self.kernel.promotions if q.local == local)
@@ -252,6 +285,8 @@ class KernelPrinter(StatementPrinter):
         else:
             here = self.local(p, elems, args[: sh.n_block], args[sh.n_block : sh.n_block + sh.n_thread])
         there = self.element(p.array, elems)
+        if direction == "load" and p.place == "shared" and self._async() and p.elem_bytes in ASYNC_SIZES:
+            return f"HX_ASYNC_COPY({here}, {there});"
         return f"{here} = {there};" if direction == "load" else f"{there} = {here};"
 
 

@@ -189,6 +189,8 @@ class _Interpreter:
     def malloc(self, call: ir.Call) -> Value:
         target = call.args[0].operand if isinstance(call.args[0], ir.Cast) else call.args[0]
         name = target.text[1:] if isinstance(target, ir.OpaqueExpr) and target.text.startswith("&") else None
+        if isinstance(target, ir.Unary) and target.op == "&" and isinstance(target.operand, ir.Var):  # an opaque call's `&p`
+            name = target.operand.name
         declared = self.types.get(name) if name else None
         if name is None or not isinstance(declared, ir.Pointer):
             raise NotTranslatable(f"line {call.range.line}: cudaMalloc's first argument is not `&p` for a pointer `p` the host code declares")

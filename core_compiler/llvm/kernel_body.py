@@ -69,7 +69,7 @@ def local_copies(b: ir.IRBuilder, kernel: Kernel) -> dict[str, LocalCopy]:
     for p in kernel.promotions:
         count = math.prod(p.size)
         if p.place == "shared":
-            base = shared_array(b.module, f"{kernel.name}.{p.local}", p.elem_type, count)
+            base = shared_array(b.module, f"{kernel.name}.{p.local}", p.elem_type, count * kernel.buffers)
         else:
             with b.goto_entry_block():
                 size = ir.Constant(ir.IntType(32), max(count, 1))
@@ -151,7 +151,12 @@ class KernelBody:
 
             def shared(b: ir.IRBuilder, idx: list[ir.Value]) -> ir.Value:
                 local = [b.sub(i, lower_expr(b, o, names, ity)) for i, o in zip(idx, p.offset, strict=True)]
-                return b.gep(c.base, [linearize(b, local, sizes, ity)], inbounds=True, source_etype=ty)
+                extents = sizes
+                if self.kernel.buffers > 1:  # a double-buffered copy: the buffer of its step's parity
+                    last = self.kernel.shape.n_tiled - 1
+                    step = b.sdiv(tiles[last], ir.Constant(ity, self.kernel.shape.tile[last]))
+                    local, extents = [b.and_(step, ir.Constant(ity, 1)), *local], [ir.Constant(ity, p.size[0]), *sizes]
+                return b.gep(c.base, [linearize(b, local, extents, ity)], inbounds=True, source_etype=ty)
 
             return shared
         blocks = [ir.Constant(ity, s) for s in self.kernel.shape.block]

@@ -242,6 +242,8 @@ def affine(expr: ir.Expr, allowed: Callable[[str], bool], wrapping: bool = False
         return -inner
     if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*", "/", "%"):
         return _binary(expr, allowed, wrapping)
+    if isinstance(expr, ir.Binary) and expr.op == "&":
+        return _low_bits(expr, allowed, wrapping)
     if isinstance(expr, ir.Subscript):
         return NotAffine(expr, "array")
     if isinstance(expr, ir.Call):
@@ -278,6 +280,16 @@ def _binary(expr: ir.Binary, allowed: Callable[[str], bool], wrapping: bool) -> 
         return Affine.of({}, q if expr.op == "/" else lhs.const - q * rhs.const)
     atom = FloorDiv(lhs, rhs.const) if expr.op == "/" else Mod(lhs, rhs.const)
     return Affine.of({atom: 1})
+
+
+def _low_bits(expr: ir.Binary, allowed: Callable[[str], bool], wrapping: bool) -> Affine | NotAffine:
+    """``e & (2^k - 1)``, the low k bits of `e`: ``e mod 2^k`` (CUDA's ``lane = i & 31``, a
+    double-buffered copy's ``(T / 16) & 1``), as ``e % 2^k`` where `e` is not negative, which the
+    model assumes of every modulo (`core_compiler.scop.model.negative_division`)."""
+    mask = affine(expr.rhs, allowed, wrapping)
+    if isinstance(mask, NotAffine) or not mask.is_constant() or mask.const < 1 or mask.const & (mask.const + 1):
+        return NotAffine(expr, "other")
+    return _binary(ir.Binary("%", expr.lhs, ir.IntLit(mask.const + 1, expr.rhs.range), expr.range), allowed, wrapping)
 
 
 WRAPS = 4  # `WrapMod`: how many times ``e`` of ``e % m`` may pass a multiple of ``m``

@@ -376,7 +376,7 @@ def _kernel_cost(gpu: GpuProgram, k: Kernel, launched: Mapping[str, list[isl.Set
     )
     copies_read, copies_written, copied = _copies(scop, k, prefix, subtree)
     distinct = _distinct_bytes(scop, k, prefix, places)
-    shared = sum(p.n_bytes for p in k.promotions if p.place == "shared")
+    shared = k.buffers * sum(p.n_bytes for p in k.promotions if p.place == "shared")
     return KernelCost(
         k.name, k.parallel, k.statements, _host_loop_names(scop, k, prefix), launches, threads,
         block_threads, instances, ops, accesses, copies_read, copies_written, copied, distinct, shared,

@@ -92,6 +92,7 @@ class Kernel:
     global_accesses: tuple[GlobalAccess, ...] = ()
     phases: dict[str, Phase] = field(default_factory=dict)  # user nodes of `ast` -> their code
     atomic: frozenset[str] = frozenset()  # statements whose `+=` runs as an atomic addition
+    buffers: int = 1  # 2: each shared copy is double-buffered along the last sequential tile loop (`_buffers`)
 
     @property
     def name(self) -> str:
@@ -188,14 +189,14 @@ class _Mapper:
             return Kernel(index, False, stmts, host, (), (), 0, ast, (), (), (), KernelShape(0, 0, (), (), names=self.names))
         self.parallel[index] = self.n_parallel(node, sched)
         atomic = _atomic_statements(self.reductions, sched, self.parallel[index])
-        shape, promotions, kept, ast, phases = self.parallel_body(node, index, sched, host, atomic)
+        shape, promotions, kept, ast, phases, buffers = self.parallel_body(node, index, sched, host, atomic)
         self.scop.ctx.reset_operations()  # the grid's bounds get the whole budget, not what is left
         gmin, gmax = _grid(self.scop.ctx, sched, shape.tile[: shape.n_block], shape.n_block, host)
         partial = node.band_get_partial_schedule()
         members = tuple(str(partial.get_at(k)) for k in range(shape.n_thread))
         return Kernel(
             index, True, stmts, host, shape.tile[: shape.n_block], shape.block, shape.n_block, ast,
-            gmin, gmax, members, shape, promotions, kept, phases, atomic,
+            gmin, gmax, members, shape, promotions, kept, phases, atomic, buffers,
         )
 
     def n_parallel(self, node: isl.ScheduleNode, sched: isl.UnionMap) -> int:
@@ -210,7 +211,7 @@ class _Mapper:
 
     def parallel_body(
         self, node: isl.ScheduleNode, index: int, sched: isl.UnionMap, host: tuple[str, ...], atomic: frozenset[str]
-    ) -> tuple[KernelShape, tuple[Promotion, ...], tuple[GlobalAccess, ...], isl.AstNode, dict[str, Phase]]:
+    ) -> tuple[KernelShape, tuple[Promotion, ...], tuple[GlobalAccess, ...], isl.AstNode, dict[str, Phase], int]:
         """Tile the whole band and promote; where isl's budget runs out (skewed stencils), fall
         back to global memory, then to tiling only the parallel members, each with a quarter of
         the budget (a kernel that exhausted it once mostly does again: seidel's took 5 s more).
@@ -232,16 +233,17 @@ class _Mapper:
                     registers = any(p.place == "register" for p in promotions)
                     if shape.tile == REGISTER_TILE and not registers:
                         continue
-                    kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions, self.prefixes[f"kernel{index}"])
-                    ast, phases = _phased_ast(self.scop, host, shape, kernel_sched, registers, full_tiles(shape))
+                    buffers = _buffers(shape, promotions, own)
+                    kernel_sched = _kernel_schedule(self.scop, sched, ext, shape, promotions, self.prefixes[f"kernel{index}"], buffers)
+                    ast, phases = _phased_ast(self.scop, host, shape, kernel_sched, registers, full_tiles(shape), buffers)
                 except isl.Error:
                     continue
                 finally:
                     ctx.set_max_operations(budget)
                 if memory is not self.options.memory:
                     kept = tuple(GlobalAccess(g.array, "the kernel was too costly to analyse for promotion") for g in kept)
-                return shape, promotions, kept, ast, phases
-        return self.plain_body(node, index, sched, host)
+                return shape, promotions, kept, ast, phases, buffers
+        return (*self.plain_body(node, index, sched, host), 1)
 
     def plain_body(
         self, node: isl.ScheduleNode, index: int, sched: isl.UnionMap, host: tuple[str, ...]
@@ -510,9 +512,23 @@ BODY = 100
 LOADS, STORES = 0, BODY + 10
 
 
+def _buffers(shape: KernelShape, promotions: tuple[Promotion, ...], memory: MemoryOptions) -> int:
+    """2 where the shared copies are double-buffered: the block walks its tiles in a sequential
+    loop (gemm's `k`), every shared copy is only read, and twice the copies fit in shared memory.
+    Tile `T`'s copy then runs in the step before `T`'s (into the other buffer, ``(T / tile) & 1``),
+    with one barrier per step instead of two; CUDA issues it as an asynchronous copy
+    (``cp.async``) that lands while the step computes. Else 1."""
+    shared = [p for p in promotions if p.place == "shared"]
+    if not (memory.double_buffer and shared and shape.n_tiled > shape.n_block):
+        return 1
+    if any(not p.written.is_empty() for p in shared) or 2 * sum(p.n_bytes for p in shared) > memory.max_shared_bytes:
+        return 1
+    return 2
+
+
 def _kernel_schedule(
     scop: Scop, sched: isl.UnionMap, ext: dict[str, isl.Map], shape: KernelShape, promotions: tuple[Promotion, ...],
-    prefix: isl.UnionMap,
+    prefix: isl.UnionMap, buffers: int = 1,
 ) -> isl.UnionMap:
     maps: list[isl.Map] = []
     sched.foreach_map(maps.append)
@@ -529,17 +545,30 @@ def _kernel_schedule(
         name = m.get_tuple_name(isl.dim_type.in_)
         out = out.union(isl.UnionMap.from_map(ext[name].apply_range(m).apply_range(body)))
     mine = frozenset(m.get_tuple_name(isl.dim_type.in_) for m in maps)
+    ahead = shape.tile[shape.n_tiled - 1] if buffers == 2 else 0
     for g, p in enumerate(promotions):
         if not _iteration_local(scop, p.array, mine, prefix):
-            out = out.union(_copies(lay, p, g))
+            out = out.union(_copies(lay, p, g, ahead if p.place == "shared" else 0))
     if any(p.place == "shared" for p in promotions):
         tiles_used = _tiles_used(ext, shape)
         writes_back = any(p.place == "shared" and not p.written.is_empty() for p in promotions)
-        for phase in (BODY - 1, BODY + 1, 2 * BODY) if writes_back else (BODY - 1, BODY + 1):
+        phases = (BODY + 1,) if ahead else (BODY - 1, BODY + 1, 2 * BODY) if writes_back else (BODY - 1, BODY + 1)
+        if ahead:  # the step before the first tile copies it, and waits for it
+            tiles_used = tiles_used.union(_shifted(tiles_used, shape.n_tiled - 1, -ahead)).coalesce()
+        for phase in phases:
             ts = shape.names.seq("T", shape.n_tiled)
             lift = lay.lift(ts, ts, BODY, phase, [])
             out = out.union(isl.UnionMap.from_map(lift.intersect_domain(tiles_used).set_tuple_name(isl.dim_type.in_, f"sync{phase}")))
     return out
+
+
+def _shifted(s: isl.Set, pos: int, by: int) -> isl.Set:
+    """`s` moved by `by` along its dim `pos`."""
+    n = s.dim(isl.dim_type.set)
+    xs = [f"x{k}" for k in range(n)]
+    ys = [f"{x} + ({by})" if k == pos else x for k, x in enumerate(xs)]
+    move = isl.Map.read_from_str(s.get_ctx(), f"{{ [{', '.join(xs)}] -> [{', '.join(ys)}] }}")
+    return s.apply(move.align_params(s.get_space()))
 
 
 @dataclass(frozen=True)
@@ -570,8 +599,9 @@ class _Layout:
         return [*_isl_params(self.scop), *sh.names.seq("b", sh.n_block), *sh.names.seq("t", sh.n_thread)]
 
 
-def _copies(lay: _Layout, p: Promotion, g: int) -> isl.UnionMap:
-    """Loads before and stores after: shared tiles per tile, registers per block tile."""
+def _copies(lay: _Layout, p: Promotion, g: int, ahead: int = 0) -> isl.UnionMap:
+    """Loads before and stores after: shared tiles per tile, registers per block tile. With
+    `ahead`, a shared tile's loads run in the step `ahead` before it (`_buffers`)."""
     sh, nm = lay.shape, lay.shape.names
     out = isl.UnionMap.empty(p.read.get_space().params())
     rank = p.read.dim(isl.dim_type.out)
@@ -585,7 +615,8 @@ def _copies(lay: _Layout, p: Promotion, g: int) -> isl.UnionMap:
             mapped = elems[max(0, rank - sh.n_thread) :]
             # the innermost element dim goes to the innermost thread dim
             thread_of = list(range(sh.n_thread - len(mapped), sh.n_thread))
-            lift = lay.lift([*ts, *elems], ts, BODY, (LOADS if direction == "in" else STORES) + g, elems)
+            at = [*ts[:-1], f"{ts[-1]} - {ahead}"] if ahead else ts
+            lift = lay.lift([*ts, *elems], at, BODY, (LOADS if direction == "in" else STORES) + g, elems)
             lift = _pin_threads(lay, lift, [*ts, *elems], dict(zip(thread_of, mapped, strict=True)))
         else:
             ts, xs = nm.seq("T", sh.n_block), nm.seq("X", sh.n_thread)
@@ -652,11 +683,12 @@ def _tiles_used(ext: dict[str, isl.Map], shape: KernelShape) -> isl.Set:
 
 def _phased_ast(
     scop: Scop, host: tuple[str, ...], shape: KernelShape, kernel_sched: isl.UnionMap, registers: bool = False,
-    full: isl.Set | None = None,
+    full: isl.Set | None = None, buffers: int = 1,
 ) -> tuple[isl.AstNode, dict[str, Phase]]:
     """The kernel as an outer AST over tile loops and phases, whose domains do not depend on the
     thread ids — so barriers are never inside thread-dependent conditions — and one inner AST per
-    phase for what the threads do in it."""
+    phase for what the threads do in it. Double-buffered (`buffers` 2), a step's shared loads
+    are the next tile's, full where that tile is."""
     n_prefix = shape.n_tiled + 2
     tile_pos = [*range(shape.n_block), *range(shape.n_block + 1, shape.n_tiled + 1)]
     groups: dict[tuple[int, int], isl.UnionMap] = {}
@@ -683,9 +715,25 @@ def _phased_ast(
             phases[name] = Phase(name, None, tuple(tile_pos))
             continue
         inner = _inner_ast(scop, host, shape, groups[key], prefix, tile_pos, unroll)
-        phases[name] = _specialized(Phase(name, inner, tuple(tile_pos)), scop, host, shape, groups[key], prefix, tile_pos, unroll, full)
+        ahead = buffers == 2 and key[0] == BODY and key[1] < BODY
+        own_full = _full_ahead(full, shape) if ahead and full is not None else full
+        phases[name] = _specialized(Phase(name, inner, tuple(tile_pos)), scop, host, shape, groups[key], prefix, tile_pos, unroll, own_full)
     context = _thread_context(scop, host, shape, with_threads=False)
     return shape.names.ast_build(context).node_from_schedule_map(outer), phases
+
+
+def _full_ahead(full: isl.Set, shape: KernelShape) -> isl.Set:
+    """The steps whose next tile along the last sequential tile loop is full: `full` (over the
+    tile origins as parameters) with that origin one tile ahead."""
+    k = shape.n_tiled - 1
+    origin, ahead = shape.names("T", k), shape.names("T", shape.n_tiled)  # the latter is unused
+    pos = full.find_dim_by_name(isl.dim_type.param, origin)
+    if pos < 0:
+        return full
+    moved = full.set_dim_name(isl.dim_type.param, pos, ahead)
+    step = isl.Set.read_from_str(full.get_ctx(), f"[{origin}, {ahead}] -> {{ : {ahead} = {origin} + {shape.tile[k]} }}")
+    moved = moved.align_params(step.get_space()).intersect(step.align_params(moved.get_space()))
+    return moved.project_out(isl.dim_type.param, moved.find_dim_by_name(isl.dim_type.param, ahead), 1).coalesce()
 
 
 def _on_tile_lattice(prefix: isl.Set, shape: KernelShape, tile_pos: list[int]) -> isl.Set:

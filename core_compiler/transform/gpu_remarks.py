@@ -14,7 +14,8 @@ def memory_summary(k: Kernel) -> str:
     parts = []
     if shared:
         sizes = ", ".join("x".join(map(str, p.size)) for p in shared)
-        parts.append(f"{', '.join(p.array for p in shared)} in shared memory ({sizes} tiles)")
+        twice = ", two of each: the next tile is copied while this one computes" if k.buffers > 1 else ""
+        parts.append(f"{', '.join(p.array for p in shared)} in shared memory ({sizes} tiles{twice})")
     if regs:
         parts.append(f"{', '.join(p.array for p in regs)} in registers")
     return "".join(f"; {p}" for p in parts)

@@ -44,6 +44,10 @@ class MemoryOptions:
     private: bool = True
     max_shared_bytes: int = DEFAULT_MAX_SHARED_BYTES
     min_shared_uses: int = 8  # shared memory only for elements a tile uses this often (`_uses_per_tile`)
+    # two shared buffers per copy where a block walks tiles in a loop and only reads them: the
+    # next tile's copy is issued before the current one's computation, one barrier per tile
+    # (`gpu_mapping._buffers`)
+    double_buffer: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,11 +63,12 @@ class Promotion:
     local: str  # the copy's name: shared_A, private_A (`Names.copy`)
 
     @property
+    def elem_bytes(self) -> int:
+        return ELEM_BYTES.get(self.elem_type.split()[-1], 8)
+
+    @property
     def n_bytes(self) -> int:
-        n = ELEM_BYTES.get(self.elem_type.split()[-1], 8)
-        for s in self.size:
-            n *= s
-        return n
+        return self.elem_bytes * math.prod(self.size)
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,53 @@ static int atomics() {
   return h == 3 * 2 * 32 * 4 ? 0 : (fprintf(stderr, "count %d\n", h), 1);
 }
 
+/* One tile copied with cp.async, as hexplore's double-buffered kernels do: `early` reads the
+ * buffer before waiting (stale on a GPU: the copy may not have landed), `forgot` never waits. */
+__global__ void async_copy(const double *in, double *out, int early, int forgot) {
+  __shared__ double tile[64];
+  int t = threadIdx.x;
+  tile[t] = -1.0;
+  __syncthreads();
+  __pipeline_memcpy_async(&tile[t], &in[t], sizeof(double));
+  if (early) out[t] = tile[t];
+  if (!forgot) {
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+  }
+  __syncthreads();
+  if (!early) out[t] = tile[63 - t];
+}
+
+static int async_copy_run(int early, int forgot, double *result) {
+  double host[64];
+  for (int i = 0; i < 64; i++) host[i] = i;
+  double *in, *out;
+  cudaMalloc((void **)&in, sizeof host);
+  cudaMalloc((void **)&out, sizeof host);
+  cudaMemcpy(in, host, sizeof host, cudaMemcpyHostToDevice);
+  async_copy<<<1, 64>>>(in, out, early, forgot);
+  cudaMemcpy(result, out, sizeof host, cudaMemcpyDeviceToHost);
+  cudaFree(in);
+  cudaFree(out);
+  return 0;
+}
+
+static int async_copies() {
+  double got[64];
+  async_copy_run(0, 0, got);
+  for (int t = 0; t < 64; t++)
+    if (got[t] != 63 - t) return fprintf(stderr, "thread %d read %g, expected %d\n", t, got[t], 63 - t), 1;
+  async_copy_run(1, 0, got);  // read before the wait: the copy has not landed
+  for (int t = 0; t < 64; t++)
+    if (got[t] != -1.0) return fprintf(stderr, "thread %d read %g before its copy landed\n", t, got[t]), 1;
+  return 0;
+}
+
+static int async_never_waited() {
+  double got[64];
+  return async_copy_run(0, 1, got);
+}
+
 static int out_of_bounds() {
   double *a;
   cudaMalloc((void **)&a, 64 * sizeof(double));
@@ -127,6 +174,7 @@ int main(int argc, char **argv) {
       {"host-pointer", host_pointer}, {"bad-launch", bad_launch}, {"launch-bounds", launch_bounds},
       {"memcpy-overrun", memcpy_overrun},
       {"uninitialized", uninitialized}, {"leak", leak},
+      {"async-copies", async_copies},   {"async-never-waited", async_never_waited},
   };
   for (auto &s : scenarios)
     if (strcmp(argv[1], s.name) == 0) {

@@ -195,6 +195,33 @@ inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 
 namespace hx_cpu {
 
+/* `cp.async` (<cuda_pipeline.h>) as hexplore's double-buffered kernels use it (`HX_ASYNC_COPY`,
+ * core_compiler/codegen/kernel_body.py): a copy reads its source when it is issued and lands in
+ * shared memory only at the thread's next `__pipeline_wait_prior(0)`, as late as a GPU may land
+ * it, so that a kernel reading the buffer before it waits reads stale data here too. */
+struct AsyncCopy {
+  void *dst;
+  unsigned char bytes[16];
+  size_t size;
+};
+
+struct AsyncQueue {
+  AsyncCopy *copies;
+  size_t n, cap;
+};
+
+inline AsyncQueue async_queues[1024];  // per thread of the running block
+
+inline AsyncQueue &async_queue() {
+  return async_queues[threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)];
+}
+
+inline size_t async_pending() {
+  size_t n = 0;
+  for (const AsyncQueue &q : async_queues) n += q.n;
+  return n;
+}
+
 /* The threads of a block with barriers, as fibers: `scheduler` resumes each in turn; a thread
  * runs until __syncthreads() or its end, then switches back. */
 struct Fiber {
@@ -318,9 +345,44 @@ inline void run_fibers(dim3 block, C &call) {
   }
   block_now = outer;
   free(b.fibers);
+  if (size_t n = async_pending()) {
+    fprintf(stderr, "cuda_cpu: %zu asynchronous copies in block (%u, %u, %u) were never waited for\n", n, blockIdx.x,
+            blockIdx.y, blockIdx.z);
+    abort();
+  }
 }
 
 }  // namespace hx_cpu
+
+#define HX_EMULATE_ASYNC 1
+
+inline void __pipeline_memcpy_async(void *dst, const void *src, size_t size) {
+  if (size != 4 && size != 8 && size != 16) {
+    fprintf(stderr, "cuda_cpu: __pipeline_memcpy_async of %zu bytes (cp.async copies 4, 8 or 16)\n", size);
+    abort();
+  }
+  hx_cpu::AsyncQueue &q = hx_cpu::async_queue();
+  if (q.n == q.cap) {
+    q.cap = q.cap ? 2 * q.cap : 64;
+    q.copies = static_cast<hx_cpu::AsyncCopy *>(realloc(q.copies, q.cap * sizeof(hx_cpu::AsyncCopy)));
+  }
+  hx_cpu::AsyncCopy &c = q.copies[q.n++];
+  c.dst = dst;
+  c.size = size;
+  memcpy(c.bytes, src, size);
+}
+
+inline void __pipeline_commit() {}
+
+inline void __pipeline_wait_prior(size_t prior) {
+  if (prior != 0) {
+    fprintf(stderr, "cuda_cpu: __pipeline_wait_prior(%zu): only 0 (wait for all) is emulated\n", prior);
+    abort();
+  }
+  hx_cpu::AsyncQueue &q = hx_cpu::async_queue();
+  for (size_t k = 0; k < q.n; k++) memcpy(q.copies[k].dst, q.copies[k].bytes, q.copies[k].size);
+  q.n = 0;
+}
 
 inline void __syncthreads() {
   hx_cpu::Block *b = hx_cpu::block_now;

@@ -8,39 +8,21 @@ client offers UTF-8 or UTF-32), also with an exclusive end. Lines are split as L
 
 from __future__ import annotations
 
-import re
-
 from lsprotocol import types
 
 from explorer.api import SourceRange
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def _units(s: str, encoding: str) -> int:
-    if encoding == "utf-8":
-        return len(s.encode("utf-8"))
-    if encoding == "utf-32":
-        return len(s)
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+from lsp.early import lsp_position, split_lines
+from lsp.early import units as _units
 
 
 class LineIndex:
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
-        self.lines = _LINE_BREAK.split(text)
+        self.lines = split_lines(text)
         self.encoding = str(encoding)
 
     def position(self, line: int, col: int) -> types.Position:
         """The LSP position of the core's (line, byte column)."""
-        if line < 1:
-            return types.Position(0, 0)
-        if line > len(self.lines):
-            return types.Position(len(self.lines) - 1, _units(self.lines[-1], self.encoding))
-        text = self.lines[line - 1]
-        if text.isascii():
-            return types.Position(line - 1, min(max(col - 1, 0), len(text)))
-        prefix = text.encode("utf-8")[: max(col - 1, 0)].decode("utf-8", errors="ignore")
-        return types.Position(line - 1, _units(prefix, self.encoding))
+        return types.Position(*lsp_position(self.lines, self.encoding, line, col))
 
     def range(self, r: SourceRange) -> types.Range:
         start, end = self.position(r.line, r.col), self.position(r.end_line, r.end_col)

@@ -51,15 +51,21 @@ if __name__ == "__main__":  # ``python -m lsp.server``: the arguments checked fi
 
     from lsp.arguments import parse_args
 
-    parse_args(sys.argv[1:])
+    _args = parse_args(sys.argv[1:])
     from explorer.parsing import warm_up
 
     warm_up()
+    if _args.tcp is None:  # initialize answered and the first diagnostics published before
+        # pygls loads (`lsp/early.py`)
+        from lsp import early as _early_front
+
+        _HANDOVER = _early_front.start()
 
 import asyncio
 import contextlib
 import functools
 import inspect
+import json
 import logging
 import os
 import sys
@@ -101,6 +107,7 @@ from lsp import (
     commands,
     custom_requests,
     diagnostics,
+    early,
     framing,
     hover,
     inlay_hints,
@@ -110,7 +117,7 @@ from lsp.arguments import parse_args
 from lsp.positions import LineIndex
 from lsp.staleness import EditLog
 
-__version__ = "0.1.0"
+__version__ = early.SERVER_VERSION
 log = logging.getLogger("hexplore-lsp")
 T = TypeVar("T")
 ANALYSIS_THREADS = 4  # documents analysed at once (per process: TCP connections share them)
@@ -127,7 +134,7 @@ DECISION_DELAY_S = 0.3
 # a 400-line file's first diagnostics come after its first function, not after its last (issue
 # 29.3). Smaller files, and every later analysis (edits reuse the unchanged functions: one
 # function's work), publish once, complete.
-PARTIAL_MIN_FUNCTIONS = 6
+PARTIAL_MIN_FUNCTIONS = early.PARTIAL_MIN_FUNCTIONS
 PARTIAL_PERIOD_S = 0.25
 INTERNAL_ERROR_MESSAGE = "hexplore-lsp: internal error; the server's log has the details"
 
@@ -191,15 +198,22 @@ def _range_to_json(r: types.Range) -> dict[str, Any]:
 
 
 class HexploreServer(LanguageServer):
-    def __init__(self, workspace: Workspace | None = None, executor: ThreadPoolExecutor | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace | None = None,
+        executor: ThreadPoolExecutor | None = None,
+        handover: early.Handover | None = None,
+    ) -> None:
         super().__init__(
-            "hexplore-lsp",
+            early.SERVER_NAME,
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=_Protocol,
             converter_factory=_converter,
         )
-        self.explorer = workspace or Workspace()
+        self.handover = handover or early.Handover()
+        self.explorer = workspace or self.handover.workspace or Workspace()
+        self.protocol.answered = self.handover.answered  # type: ignore[attr-defined]  # `initialize`: `lsp/early.py` answered it
         # The analysis pool; over TCP the connections' servers share one (`lsp/tcp.py`).
         self._owns_executor = executor is None
         self.executor = executor or analysis_pool()
@@ -253,7 +267,16 @@ class HexploreServer(LanguageServer):
 
         async def main() -> None:
             chunks = framing.stdin_chunks(None if stdin is None else stdin.fileno())
-            await framing.serve(stop, chunks, self.protocol)
+            replay = self.handover.replay  # what `lsp/early.py` read: read again, first
+
+            async def after_replay() -> bytes:
+                nonlocal replay
+                if replay:
+                    first, replay = replay, b""
+                    return first
+                return await chunks()
+
+            await framing.serve(stop, after_replay, self.protocol)
 
         try:
             asyncio.run(main())
@@ -352,7 +375,7 @@ class HexploreServer(LanguageServer):
             current = self.explorer.document(uri).revision == partial.document.revision
             if current and uri not in self.dirty and uri not in self.decided:
                 diags = diagnostics.diagnostics(partial, self._index(partial.document.text))
-                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags, partial.version))
+                self._send_diagnostics(types.PublishDiagnosticsParams(uri, diags, partial.version))
                 self.partial[uri] = partial
 
     def _publish(self, analysis: DocumentAnalysis) -> None:
@@ -361,12 +384,18 @@ class HexploreServer(LanguageServer):
         index = self._index(analysis.document.text)
         decisions = self._known_decisions(analysis)
         diags = diagnostics.diagnostics(analysis, index, decisions)
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(analysis.uri, diags, analysis.version)
-        )
+        self._send_diagnostics(types.PublishDiagnosticsParams(analysis.uri, diags, analysis.version))
         self.decided[analysis.uri] = (analysis.document.revision, len(decisions))
         self.partial.pop(analysis.uri, None)
         self._decide_soon(analysis.uri)
+
+    def _send_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        """Publish, unless `lsp/early.py` published these very diagnostics (its first publish is
+        this server's first of the document, made before pygls loaded)."""
+        sent = self.handover.published.pop(params.uri, None)
+        if sent is not None and sent == json.loads(json.dumps(params, default=self.protocol._serialize_message)):
+            return
+        self.text_document_publish_diagnostics(params)
 
     # ------------------------------------------------------------------------- offload decisions
 
@@ -521,7 +550,9 @@ class HexploreServer(LanguageServer):
 
     def on_open(self, params: types.DidOpenTextDocumentParams) -> None:
         doc = params.text_document
-        self.explorer.open(doc.uri, doc.text, doc.version, doc.language_id)
+        if self.handover.adopted.pop(doc.uri, None) != (doc.text, doc.version):
+            self.explorer.open(doc.uri, doc.text, doc.version, doc.language_id)
+        # else `lsp/early.py` opened it: this analysis finds the functions it did in the cache
         self.edits[doc.uri] = EditLog()
         self.failed.pop(doc.uri, None)
         self._schedule(doc.uri, title=f"hexplore: analysing {os.path.basename(doc.uri)}")
@@ -781,7 +812,15 @@ class _Protocol(LanguageServerProtocol):
     not mean (a bug) is answered with a generic InternalError: pygls would send its type, message
     and traceback; the log has them."""
 
+    answered: tuple[Any, dict[str, Any]] | None = None  # set by the server (`lsp/early.py`)
+
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if self.answered is not None and msg_id == self.answered[0]:
+            sent, self.answered = self.answered[1], None  # `lsp/early.py` answered it already
+            mine = None if result is None else json.loads(json.dumps(result, default=self._serialize_message))
+            if error is not None or mine != sent:
+                log.warning("initialize was answered with %s; pygls would have answered %s", sent, mine or error)
+            return
         if error is not None and error.code == JsonRpcInternalError.CODE and error.data is not None:
             log.error("internal error answering request %s: %s", msg_id, error.message)
             error = JsonRpcInternalError(INTERNAL_ERROR_MESSAGE).to_response_error()
@@ -841,7 +880,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tcp is not None:
         host, port = args.tcp
         return tcp.main(host, port, args.token_file, lambda executor: HexploreServer(executor=executor))
-    HexploreServer().start_io()
+    HexploreServer(handover=globals().get("_HANDOVER")).start_io()
     return 0
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ def _sizes(tile: str, block: str) -> list[str]:
 # gemm's block sizes are PPCG's order (x, the innermost member `j`, first)
 CHOICES: dict[str, dict[str, list[str]]] = {
     "gemm": {
-        "default": [],  # 32x64x16 on 16x8: 16 sums per thread
+        "default": [],  # 32x64x16 on 16x8: 16 sums per thread, two shared copies (cp.async)
+        "single_buffer": ["--no-double-buffer"],  # one shared copy per array, two barriers per k-tile
         "t32x32x32_b32x16": _sizes("32,32,32", "32,16"),  # PPCG's default
         "t64x64x16_b16x16": _sizes("64,64,16", "16,16"),
         # more sums per thread (u<N>_: gpu_mapping.MAX_UNROLL = N, so that all of them unroll)
@@ -37,6 +38,8 @@ CHOICES: dict[str, dict[str, list[str]]] = {
         "u64_t128x128x8_b16x16": _sizes("128,128,8", "16,16"),
         "u64_t128x64x16_b8x16": _sizes("128,64,16", "8,16"),
     },
+    "2mm": {"default": [], "single_buffer": ["--no-double-buffer"]},
+    "symm": {"default": [], "single_buffer": ["--no-double-buffer"]},
     "adi": {"default": [], "tile16": ["--tile-size", "16"], "tile64": ["--tile-size", "64"]},
     "jacobi-2d": {"default": [], "tile16": ["--tile-size", "16"], "tile64": ["--tile-size", "64"]},
     "seidel-2d": {"default": [], "tile16": ["--tile-size", "16"]},

@@ -14,7 +14,6 @@ from typing import ClassVar
 import islpy as isl
 
 from core_compiler import render
-from core_compiler.cuda.check import CheckKernel
 from core_compiler.frontend import FileRemarks, ParseOptions, UnreadFunction, ir, iter_frontend
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
@@ -117,6 +116,9 @@ def analyze_function(
     trace = Trace()
     trace.run(Frontend(), fn)
     if fn.is_cuda_kernel:  # a kernel has no loop nest of its own: its grid is the nest
+        # loaded here, for CUDA only: the editor's start-up imports this module (issue 29.3)
+        from core_compiler.cuda.check import CheckKernel
+
         _, found = trace.run(CheckKernel(options.max_isl_operations), fn)
         found.sort(key=lambda r: (r.range.line, r.range.col, r.name))
         return FunctionAnalysis(fn, (), tuple(found), trace.freeze())

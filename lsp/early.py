@@ -268,6 +268,9 @@ class _Front:
 
     def _import(self) -> None:
         try:
+            from explorer.parsing import warm_up
+
+            warm_up()  # the front end's worker: libclang loads in it, on another core
             import explorer.workspace  # noqa: F401  (islpy, the analysis: tenths of a second)
             from explorer import api, offload, settings  # noqa: F401
         except BaseException as e:  # said by the server when it imports them again

@@ -52,14 +52,14 @@ if __name__ == "__main__":  # ``python -m lsp.server``: the arguments checked fi
     from lsp.arguments import parse_args
 
     _args = parse_args(sys.argv[1:])
-    from explorer.parsing import warm_up
-
-    warm_up()
     if _args.tcp is None:  # initialize answered and the first diagnostics published before
-        # pygls loads (`lsp/early.py`)
+        # pygls loads (`lsp/early.py`; it starts the worker first thing)
         from lsp import early as _early_front
 
         _HANDOVER = _early_front.start()
+    from explorer.parsing import warm_up
+
+    warm_up()
 
 import asyncio
 import contextlib

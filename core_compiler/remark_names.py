@@ -191,9 +191,10 @@ _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "where hexplore inlines them: those of numbers whose body is `return e;` or `if (c) return "
        "a;` statements and a last `return`, and `void` ones that update arrays "
        "([InlinedCall](#InlinedCall)). A call of a function with a prototype whose arguments are "
-       "numbers and whole arrays is modeled as an opaque call ([OpaqueCall](#OpaqueCall)); this "
-       "remark is for the rest: `printf`-like functions (`...`), undeclared functions, an "
-       "argument such as `&x`, `a + i` or `A[idx[i]]`, or a nest that also uses a global "
+       "numbers, arrays, addresses in arrays at affine subscripts (`a + i`, `&a[i]`) or of local "
+       "numbers (`&x`) is modeled as an opaque call ([OpaqueCall](#OpaqueCall)), `printf` too; "
+       "this remark is for the rest: undeclared functions, an argument such as `a + k[i]`, "
+       "`&i` of a loop counter or a pointer past a `...` (`%s`), or a nest that also uses a global "
        "variable it does not pass to the call. Move I/O out of the nest, or inline your function.")  # fmt: skip
 _entry("StructField", MISSED, REGION, NOT_MODELED,
        "The nest reads or writes a struct field hexplore does not read as an array: a field of "
@@ -291,8 +292,10 @@ _entry("OpaqueCall", ANALYSIS, ("scop-detect",), FACTS,
        "A call of a function whose body hexplore does not see (declared only, defined in another "
        "file, or marked `__attribute__((noinline))`), as a statement (`log_event(a, i);`) or in "
        "an expression (`y[i] = lookup(t, i);`), is kept as it is: it may read and write all of "
-       "each array (or row `A[i]`) passed to it (only read where the parameter points to "
-       "`const`), and reads the numbers passed to it.",
+       "each array (or row `A[i]`) passed to it, also through an address in it (`a + i`, "
+       "`&a[i]`, `(void *)a`), only read where the parameter points to `const`; it may read and "
+       "write a local number whose address it gets (`&x`); and it reads the numbers passed to it, "
+       "past a variadic function's `...` too (`printf(\"%f\\n\", a[i])`).",
        "Its statement runs in the original order relative to every statement that touches those arrays, "
        "usually keeping the loop around it sequential. Unless the function is declared "
        "`__attribute__((pure))` or `((const))`, it may also write global variables and do I/O: "

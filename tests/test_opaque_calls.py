@@ -194,18 +194,17 @@ void bound(double *a) {
 void global_array(int n, double *a) {
   for (int i = 0; i < n; i++) { a[i] += hist[i % 8]; peek(i, a); }
 }
-void address(int n, double *a) {
-  double x = 0;
-  for (int i = 0; i < n; i++) tally(i, &x);
+void counter(int n, double *a) {
+  for (int i = 0; i < n; i++) tally(i, (double *)&i);
 }
 void row(int n, double A[n][n]) {
   for (int i = 0; i < n; i++) tally(i, A[i] + 1);
 }
-void io(int n, double *a) {
-  for (int i = 0; i < n; i++) printf("%f", a[i]);
+void io(int n, double *a, char *name) {
+  for (int i = 0; i < n; i++) printf("%s %f", name, a[i]);
 }
-void in_expression(int n, double *a) {
-  for (int i = 0; i < n; i++) a[i] = peek(i, a + 1);
+void gather(int n, double *a, int *k) {
+  for (int i = 0; i < n; i++) a[i] = peek(i, a + k[i]);
 }
 """
 
@@ -215,10 +214,10 @@ void in_expression(int n, double *a) {
     [
         ("bound", "tally(i, a)", 0, "may read or change the global variable `N`, which these loops also use"),
         ("global_array", "peek(i, a)", 0, "may read or change the global variable `hist`"),
-        ("address", "&x", 0, "when each argument is a number or a whole array of the function, and `&x` is neither"),
-        ("row", "A[i] + 1", 0, "and `A[i] + 1` is neither"),
-        ("io", 'printf("%f", a[i])', 0, "the call to `printf` may have side effects"),
-        ("in_expression", "a + 1", 0, "and `a + 1` is neither"),
+        ("counter", "(double *)&i", 0, "an address in one at affine subscripts (`&a[i]`, `a + i`) or the address of a local number (`&x`), and `(double *)(&i)` is none of these"),
+        ("row", "A[i] + 1", 0, "and `A[i] + 1` is none of these"),
+        ("io", "name", 1, "`name` is an address passed to `printf`'s `...`: hexplore cannot tell which elements it reads or writes"),
+        ("gather", "a + k[i]", 0, "and `a + k[i]` is none of these"),
     ],
 )
 def test_what_stays_refused(function: str, needle: str, nth: int, says: str) -> None:

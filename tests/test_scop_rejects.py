@@ -72,13 +72,13 @@ CASES = [
     ),
     (
         "ImpureCall",
-        "#include <stdio.h>\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) { x[i] = 1; printf(\"%f\", x[i]); } }",
-        'printf("%f", x[i])',
+        "#include <stdio.h>\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) { x[i] = 1; printf(\"%p\", (void *)x); } }",
+        "(void *)x",
     ),
     (
         "ImpureCall",
-        "double g(double *);\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) x[i] = g(x + i); }",
-        "x + i",
+        "double g(double *);\nvoid f(int n, double *x, int *k) { for (int i = 0; i < n; i++) x[i] = g(x + k[i]); }",
+        "x + k[i]",
     ),
     (
         "PossibleAliasing",

@@ -153,9 +153,12 @@ class StatementPrinter:
         return f"{target} {node.op} {self.expr(node.value, subst, acc)};"
 
     def expr(self, e: ir.Expr, subst: dict[str, str], acc: dict[object, AccessInfo]) -> str:
+        info = acc.get(e) if isinstance(e, ir.Unary | ir.Binary | ir.Cast) else None
+        if info is not None and info.at is not None:
+            return self.address(e, info, subst, acc)
         if isinstance(e, ir.IntLit):
             return str(e.value)
-        if isinstance(e, ir.FloatLit):
+        if isinstance(e, ir.FloatLit | ir.StrLit):
             return e.text
         if isinstance(e, ir.Var):
             if e.name in subst:
@@ -182,6 +185,19 @@ class StatementPrinter:
         if isinstance(e, ir.Cast):
             return f"(({e.type})({self.expr(e.operand, subst, acc)}))"
         raise ValueError(f"cannot generate code for `{e}`")
+
+    def address(self, e: ir.Expr, info: AccessInfo, subst: dict[str, str], acc: dict[object, AccessInfo]) -> str:
+        """An address passed to an opaque call, as written (``&a[i]``, ``a + i``, ``(float *)a``),
+        its element in this layout: ``&x`` of an expanded scalar is ``&x[(c0) - 1]``."""
+        if isinstance(e, ir.Cast):
+            return f"(({e.type})({self.address(e.operand, info, subst, acc)}))"
+        if isinstance(e, ir.Unary) and isinstance(e.operand, ir.Subscript):
+            sub = e.operand
+            return f"(&{self.element(sub.base, [self.expr(i, subst, acc) for i in sub.indices])})"
+        if isinstance(e, ir.Unary):
+            assert info.at is not None
+            return f"(&{self.element(info.array, [affine_c(a, subst) for a in info.at])})"
+        return self.expr(e, subst, {})  # `a + i`, `a`: names and counters
 
     def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
         if info.whole:  # an array (or a row `A[i]`) passed to an opaque call: its address, as in the source

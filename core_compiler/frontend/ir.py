@@ -90,6 +90,18 @@ class FloatLit:
 
 
 @dataclass(frozen=True)
+class StrLit:
+    """A string literal as written (``"%f\\n"``): only an argument of a call hexplore does not see
+    into (`CallSignature`), such as ``printf``'s format."""
+
+    text: str
+    range: SourceRange
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
 class Var:
     name: str
     range: SourceRange
@@ -192,7 +204,7 @@ class OpaqueExpr:
         return self.text
 
 
-Expr = IntLit | FloatLit | Var | Subscript | Unary | Binary | Ternary | Call | Cast | OpaqueExpr
+Expr = IntLit | FloatLit | StrLit | Var | Subscript | Unary | Binary | Ternary | Call | Cast | OpaqueExpr
 
 # The functions a `Call` may name in a modeled loop nest: pure math the backends know. The front
 # end also needs them, to tell which small helpers it can inline (`lower.py`).

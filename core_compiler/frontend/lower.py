@@ -528,7 +528,28 @@ class Lowerer:
             return ir.Call(cur.spelling, args, rng, declared=False)
         if cur.spelling in ir.PURE_MATH:
             return ir.Call(cur.spelling, args, rng)
-        return ir.Call(cur.spelling, args, rng, signature=opaque_calls.signature(cur))
+        signature = opaque_calls.signature(cur)
+        if signature is not None:  # `f(&x)`, `f(&a[i])`: addresses the call may write through
+            args = tuple(self._address_arg(c) or self._string(c) or a for c, a in zip(arg_curs, args, strict=True))
+        return ir.Call(cur.spelling, args, rng, signature=signature)
+
+    def _string(self, cur: ci.Cursor) -> ir.StrLit | None:
+        """A string literal argument (``printf``'s format), as written; else None."""
+        cur = _unwrap(cur)
+        return ir.StrLit(cur.spelling, self.range(cur)) if cur.kind == K.STRING_LITERAL else None
+
+    def _address_arg(self, cur: ci.Cursor) -> ir.Expr | None:
+        """An argument ``&a[i]``, ``&x`` or ``&p[i].f`` (also under a pointer cast, ``(void *)&x``) as
+        ``Unary("&", element)``; None for any other argument (lowered as an expression)."""
+        cur = _unwrap(cur)
+        children = [c for c in cur.get_children() if c.kind.is_expression()]
+        if cur.kind == K.CSTYLE_CAST_EXPR and children and cur.type.get_canonical().kind == T.POINTER:
+            inner = self._address_arg(children[-1])
+            return None if inner is None else ir.Cast(self.type(cur.type, None), inner, self.range(cur))
+        if cur.kind != K.UNARY_OPERATOR or unary_operator(cur) != "&" or len(children) != 1:
+            return None
+        element = self.expr(children[0])
+        return ir.Unary("&", element, self.range(cur)) if isinstance(element, ir.Subscript | ir.Var) else None
 
     def member(self, cur: ci.Cursor, rng: SourceRange) -> ir.Expr:
         """``p[i].f`` of an array of structs read as rows (`struct_fields.py`): ``p[i][column]``."""

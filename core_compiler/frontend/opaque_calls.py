@@ -57,10 +57,12 @@ def signature(call: ci.Cursor) -> ir.CallSignature | None:
 
 
 def _spelling(typ: ci.Type) -> str | None:
-    """``double``, ``int``; a pointer (to rows) of numbers as ``double *``; None for the rest."""
+    """``double``, ``int``; a pointer (to rows) of numbers as ``double *``, ``void *``; None for the rest."""
     canon = typ.get_canonical()
     if _is_pointer(canon):
         inner = _innermost(canon)
+        if inner.kind == T.VOID:
+            return "void *"  # `memset`-like: it may touch all of the array passed, as any pointer
         return f"{_scalar(inner)} *" if is_arithmetic(inner) else None
     return _scalar(canon) if is_arithmetic(canon) else None
 

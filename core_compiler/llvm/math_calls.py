@@ -86,9 +86,9 @@ def _integer_or_generic(b: ir.IRBuilder, lib: MathLibrary, name: str, args: list
     return CValue(b.select(pick, x.value, y.value), ctype)
 
 
-def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    """The function `name` of `module`, declared on first use."""
+def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type], variadic: bool = False) -> ir.Function:
+    """The function `name` of `module`, declared on first use (`variadic`: ``printf(fmt, ...)``)."""
     existing = module.globals.get(name)
     if isinstance(existing, ir.Function):
         return existing
-    return ir.Function(module, ir.FunctionType(ret, args), name=name)
+    return ir.Function(module, ir.FunctionType(ret, args, var_arg=variadic), name=name)

@@ -12,6 +12,7 @@ iterators, GPU ids), read-only floating scalars, and array base pointers.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -158,6 +159,35 @@ class StatementLowering:
         # iterators are known by their C names, parameters by both theirs and isl's
         values = {isl_name(v): names[v] if v in names else names[isl_name(v)] for v in variables}
         return lower_expr(b, expr, values, self.ity)
+
+
+def _cast_pointer(b: ir.IRBuilder, v: ir.Value, t: ir.Type) -> ir.Value:
+    return b.bitcast(v, t) if v.type != t and isinstance(v.type, ir.PointerType) else v
+
+
+def _c_string(text: str) -> bytes:
+    """The bytes of the C string literal `text` (quotes and escapes as written, adjacent literals
+    joined): ``"%f\\n"`` is ``%f`` and a newline."""
+    try:
+        return b"".join(ast.literal_eval("[" + ",".join(_literals(text)) + "]"))
+    except (SyntaxError, ValueError, IndexError) as e:
+        raise UnsupportedExpression(f"the string literal {text}") from e
+
+
+def _literals(text: str) -> list[str]:
+    """The literals of ``"a" "b"`` as Python byte literals (C's escapes are Python's, but for
+    octal and hex escapes longer than Python reads, which C format strings do not use)."""
+    found, i = [], 0
+    while i < len(text):
+        if text[i] != '"':
+            i += 1
+            continue
+        j = i + 1
+        while text[j] != '"':
+            j += 2 if text[j] == "\\" else 1
+        found.append("b" + text[i : j + 1])
+        i = j + 1
+    return found
 
 
 def linearize(b: ir.IRBuilder, idx: list[ir.Value], inner: list[ir.Value], ity: ir.IntType) -> ir.Value:
@@ -317,26 +347,57 @@ class _Exprs:
         its value, None for a `void` function."""
         assert isinstance(e, cir.Call) and e.signature is not None
         values: list[ir.Value] = []
-        for arg, ptype in zip(e.args, e.signature.params, strict=True):
+        for arg, ptype in zip(e.args, e.signature.params + ("...",) * (len(e.args) - len(e.signature.params)), strict=True):
             info = self.acc.get(arg)
-            if ptype.endswith("*") and info is not None and info.whole and info.indices:  # a row `A[i]`
-                values.append(self.row(info))
+            if isinstance(arg, cir.StrLit):
+                values.append(self.string(arg))
+            elif ptype == "...":  # C's default argument promotions: `float` to `double`, `short` to `int`
+                values.append(self.promoted(self.expr(arg)))
+            elif ptype.endswith("*") and info is not None and info.whole and info.at is not None:  # `&a[i]`, `a + i`, `&x`
+                values.append(self.row(info, info.at))
+            elif ptype.endswith("*") and info is not None and info.whole and info.indices:  # a row `A[i]`
+                values.append(self.row(info, info.indices))
             elif ptype.endswith("*") and info is not None and info.whole:
                 values.append(self.scope.arrays[info.array])
             else:
                 values.append(ct.convert(self.b, self.expr(arg), ptype).value)
         sig = e.signature
         result = ir.VoidType() if sig.result == "void" else ct.llvm_type(sig.result)
-        value = self.b.call(declare(self.b.module, e.name, result, [v.type for v in values]), values)
+        fixed = [v.type for v in values[: len(sig.params)]]
+        callee = declare(self.b.module, e.name, result, fixed, sig.variadic)
+        # one declaration per callee: a later call's pointers (`char (*)[24]`, another array) cast to its types
+        params = callee.function_type.args
+        values = [_cast_pointer(self.b, v, t) for v, t in zip(values, params, strict=False)] + values[len(params) :]
+        value = self.b.call(callee, values)
         return None if sig.result == "void" else CValue(value, ct.canonical(sig.result))
 
-    def row(self, info: AccessInfo) -> ir.Value:
-        """The address of the first element of the row ``A[i]`` that `info` passes."""
+    def string(self, s: cir.StrLit) -> ir.Value:
+        """A pointer to the first character of the literal `s`, a constant of the module."""
+        data = bytearray(_c_string(s.text)) + b"\0"
+        typ = ir.ArrayType(ir.IntType(8), len(data))
+        module = self.b.module
+        var = ir.GlobalVariable(module, typ, name=module.get_unique_name("hx_str"))
+        var.global_constant, var.linkage, var.initializer = True, "private", ir.Constant(typ, data)
+        return self.b.gep(var, [ir.Constant(self.owner.ity, 0), ir.Constant(self.owner.ity, 0)], inbounds=True)
+
+    def promoted(self, v: CValue) -> ir.Value:
+        """`v` as C passes it to a `...` parameter: ``float`` as ``double``, integers narrower than
+        ``int`` as ``int``."""
+        if ct.canonical(v.ctype) == "float":
+            return ct.convert(self.b, v, "double").value
+        t = v.value.type
+        if isinstance(t, ir.IntType) and t.width < 32:
+            return ct.convert(self.b, v, "int").value
+        return v.value
+
+    def row(self, info: AccessInfo, at: tuple[Affine, ...]) -> ir.Value:
+        """The address of the first element of the row ``A[i]`` (`at`: i) that `info` passes."""
         names = {**self.scope.ints, **self.iters}
-        idx = [self.owner.affine(self.b, a, names) for a in info.indices]
+        idx = [self.owner.affine(self.b, a, names) for a in at]
         rank = len(self.owner.layouts[info.array].decl.extents)
         idx += [ir.Constant(self.owner.ity, 0)] * (rank - len(idx))
-        return self.owner.element_at(self.b, info.array, idx, self.scope)
+        local = self.scope.redirect.get(info.array)  # `&s` of a scalar the source order keeps on the stack
+        return local(self.b, idx) if local is not None else self.owner.element_at(self.b, info.array, idx, self.scope)
 
     def cast(self, e: cir.Cast) -> CValue:
         if not isinstance(e.type, cir.Scalar):

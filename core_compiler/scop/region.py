@@ -57,9 +57,14 @@ class AccessInfo:
     indices: tuple[Affine, ...]
     range: SourceRange
     text: str
-    node: ir.Subscript | ir.Var  # the IR node (ranges alone collide inside macro expansions)
+    # the IR node (ranges alone collide inside macro expansions); an address passed to an opaque
+    # call (`&a[i]`, `a + i`, `(float *)a`, `&x`) is the argument's node
+    node: ir.Expr
     guard: tuple[Dnf, ...] = ()  # conditions of `?:`, `&&`, `||` under which C evaluates the read
     whole: bool = False  # every element, maybe (an array passed to a call hexplore cannot see into)
+    # an address passed to an opaque call: the element it points to (`&A[i][j]`: i, j; `A + i`: i;
+    # `&x`: the scalar's own indices); the call may still touch all of the array
+    at: tuple[Affine, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -412,41 +417,117 @@ class _Walker:
         sig = call.signature
         reads: list[AccessInfo] = []
         writes: list[AccessInfo] = []
-        for arg, ptype, const in zip(call.args, sig.params, sig.const_pointees, strict=True):
+        fixed = call.args[: len(sig.params)]
+        for arg, ptype, const in zip(fixed, sig.params, sig.const_pointees, strict=True):
             if not ptype.endswith("*"):
                 reads += self.reads(arg, ctx, allowed, guard)
                 continue
-            whole = self.whole_array(arg, call, allowed)
+            if isinstance(arg, ir.StrLit):  # a string literal: constant, nothing of the loops'
+                continue
+            whole = self.whole_array(arg, call, ctx)
             if whole is None:
                 continue
             reads.append(whole)
             if not (const or sig.pure):
                 writes.append(whole)
+        for arg in call.args[len(sig.params) :]:
+            reads += self.variadic_argument(arg, call, ctx, allowed, guard)
         self.call_writes += writes
-        note = _opaque_note(call, [a.text for a in writes], [a.text for a in reads if a.whole])
+        note = _opaque_note(call, [_passed(a) for a in writes], [_passed(a) for a in reads if a.whole])
         self.assumptions.append(Problem("OpaqueCall", note, call.range, (("callee", call.name),)))
         yield from reads
 
-    def whole_array(self, arg: ir.Expr, call: ir.Call, allowed: object) -> AccessInfo | None:
-        """All of the array `arg` names, as an argument of `call` (all of a row ``A[i]`` of an array
-        of declared rows); None (with a problem) where `arg` is not a parameter or global array or
-        such a row (``&x``, ``a + i``, a local pointer, a cast)."""
-        row = self.row(arg, allowed) if isinstance(arg, ir.Subscript) else None
-        if row is not None:
-            return row
-        param = self.function.param(arg.name) if isinstance(arg, ir.Var) else None
-        typ = self.type_of(arg.name, arg) if isinstance(arg, ir.Var) else None
-        if not isinstance(arg, ir.Var) or param is None or param.volatile or not isinstance(typ, ir.Pointer | ir.Array):
+    def variadic_argument(
+        self, arg: ir.Expr, call: ir.Call, ctx: _Ctx, allowed: object, guard: tuple[Dnf, ...]
+    ) -> Iterator[AccessInfo]:
+        """The reads of an argument past a variadic function's parameters (``printf``'s values): a
+        number or a string literal; a pointer is refused (``%n`` writes through one, ``%s`` reads
+        to a NUL: which elements is unknown)."""
+        if isinstance(arg, ir.StrLit):
+            return
+        if _address(arg) is not None and (_is_pointer(arg) or not isinstance(arg, ir.Var)):
             self.problem(
                 "ImpureCall",
-                f"`{call.name}` is a function hexplore cannot see into; it models such a call when each "
-                f"argument is a number or a whole array of the function, and `{_text(arg)}` is neither",
+                f"`{_text(arg)}` is an address passed to `{call.name}`'s `...`: hexplore cannot tell which elements "
+                "it reads or writes (`%s` reads up to a NUL, `%n` writes); only numbers and string literals "
+                "are modeled there",
                 arg.range,
                 callee=call.name,
             )
+            return
+        yield from self.reads(arg, ctx, allowed, guard)
+
+    def whole_array(self, arg: ir.Expr, call: ir.Call, ctx: _Ctx) -> AccessInfo | None:
+        """All of the array `arg` names, as an argument of `call` (all of a row ``A[i]`` of an array
+        of declared rows; all of ``a`` for an address into it, `address`); None (with a problem)
+        where `arg` is none of these (a local pointer, ``a + k[i]``)."""
+        allowed = self.allowed(ctx)
+        row = self.row(arg, allowed) if isinstance(arg, ir.Subscript) else None
+        if row is not None:
+            return row
+        if not isinstance(arg, ir.Var):
+            return self.address(arg, call, ctx)
+        param = self.function.param(arg.name) if isinstance(arg, ir.Var) else None
+        typ = self.type_of(arg.name, arg) if isinstance(arg, ir.Var) else None
+        if not isinstance(arg, ir.Var) or param is None or param.volatile or not isinstance(typ, ir.Pointer | ir.Array):
+            self.not_an_array(arg, call)
             return None
         self.array_decl(arg.name, typ, arg.range)
         return AccessInfo(arg.name, (), arg.range, arg.name, arg, whole=True)
+
+    def address(self, arg: ir.Expr, call: ir.Call, ctx: _Ctx) -> AccessInfo | None:
+        """``&a[i]``, ``a + i``, ``a - 1``, ``(float *)a`` of a parameter or global array `a` at affine
+        offsets: all of `a`, maybe (C lets the callee reach any element of `a` from there); ``&x`` of
+        a scalar: `x`, maybe read and written. None (with a problem) otherwise."""
+        found = _address(arg)
+        if isinstance(found, ir.Var) and isinstance(self.type_of(found.name, found), ir.Scalar):
+            return self.scalar_address(arg, found, call, ctx)
+        at = self.offset(arg, ctx) if found is not None else None
+        if found is None or at is None:
+            self.not_an_array(arg, call)
+            return None
+        whole = self.whole_array(found, call, ctx)
+        return None if whole is None else replace(whole, node=arg, text=_text(arg), at=at)
+
+    def offset(self, arg: ir.Expr, ctx: _Ctx) -> tuple[Affine, ...] | None:
+        """The subscripts of the element an address points to (``&A[i][j]``: i, j; ``A + i``: i;
+        ``A``: none), each affine without divisions, else None."""
+        while isinstance(arg, ir.Cast):
+            arg = arg.operand
+        if isinstance(arg, ir.Var):
+            return ()
+        if isinstance(arg, ir.Unary):
+            exprs = list(arg.operand.indices) if isinstance(arg.operand, ir.Subscript) else []
+        elif isinstance(arg, ir.Binary):
+            k = arg.rhs if _is_pointer(arg.lhs) else arg.lhs
+            exprs = [k if arg.op == "+" else ir.Unary("-", k, k.range)]
+        else:
+            return None
+        found = [affine(e, self.allowed(ctx)) for e in exprs]  # type: ignore[arg-type]
+        if any(isinstance(a, NotAffine) or a.atoms for a in found):
+            return None
+        return tuple(a for a in found if isinstance(a, Affine))
+
+    def scalar_address(self, arg: ir.Expr, var: ir.Var, call: ir.Call, ctx: _Ctx) -> AccessInfo | None:
+        """``&x`` of a local or parameter scalar: the call may read and write `x` (its element of
+        this iteration, where `x` is private to the iterations)."""
+        glob = any(g.name == var.name for g in self.function.globals)
+        if glob or var.name in ctx.iterators or not isinstance(arg, ir.Unary):
+            self.not_an_array(arg, call)
+            return None
+        found = self.scalar_access(var, ctx, is_write=True)
+        return None if found is None else replace(found, node=arg, text=_text(arg), whole=True, at=found.indices)
+
+    def not_an_array(self, arg: ir.Expr, call: ir.Call) -> None:
+        """An `ImpureCall` problem: `arg` is none of what an opaque call is modeled with."""
+        self.problem(
+            "ImpureCall",
+            f"`{call.name}` is a function hexplore cannot see into; it models such a call when each argument "
+            "is a number, an array of the function, an address in one at affine subscripts (`&a[i]`, `a + i`) "
+            f"or the address of a local number (`&x`), and `{_text(arg)}` is none of these",
+            arg.range,
+            callee=call.name,
+        )
 
     def row(self, arg: ir.Subscript, allowed: object) -> AccessInfo | None:
         """``A[i]`` of a parameter or global ``double A[n][m]``, passed as a pointer: all of that row,
@@ -760,7 +841,9 @@ def opaque_callable(call: ir.Call) -> bool:
     """A call hexplore keeps as an opaque statement: a prototyped function that is not math, takes
     a fixed number of numbers and pointers to numbers, and returns nothing or a number (ignored)."""
     sig = call.signature
-    return sig is not None and not sig.variadic and len(sig.params) == len(call.args) and not is_pure_math(call)
+    if sig is None or is_pure_math(call):
+        return False
+    return len(sig.params) == len(call.args) or (sig.variadic and len(call.args) >= len(sig.params))
 
 
 def _guarded(e: ir.Expr, allowed: object) -> Iterator[tuple[ir.Expr, tuple[Dnf, ...]]]:
@@ -837,7 +920,38 @@ def _assigned_names(stmts: tuple[ir.Stmt, ...]) -> Iterator[tuple[str, SourceRan
 
 
 def written_names(stmts: tuple[ir.Stmt, ...]) -> set[str]:
-    return {name for name, _ in _assigned_names(stmts)}
+    """The names `stmts` assign, declare or count with, and pass the address of (``f(&x)``)."""
+    addressed = {_address_of_var(e) for e in ir.all_exprs(stmts)} - {""}
+    return {name for name, _ in _assigned_names(stmts)} | addressed
+
+
+def _address_of_var(e: ir.Expr) -> str:
+    """`x` of ``&x``, else ""."""
+    return e.operand.name if isinstance(e, ir.Unary) and e.op == "&" and isinstance(e.operand, ir.Var) else ""
+
+
+def _address(arg: ir.Expr) -> ir.Var | None:
+    """The variable an address argument points into: ``a`` of ``&a[i]``, ``a + i``, ``i + a``,
+    ``a - 1``, ``(float *)a``; ``x`` of ``&x``; else None."""
+    while isinstance(arg, ir.Cast) and isinstance(arg.type, ir.Pointer):
+        arg = arg.operand
+    if isinstance(arg, ir.Var):
+        return arg
+    if isinstance(arg, ir.Unary) and arg.op == "&":
+        inner = arg.operand
+        if isinstance(inner, ir.Subscript):
+            return ir.Var(inner.base, inner.base_range)
+        return inner if isinstance(inner, ir.Var) else None
+    if isinstance(arg, ir.Binary) and arg.op in ("+", "-"):  # the pointer named, uncast: steps of its elements
+        if _is_pointer(arg.lhs):
+            return arg.lhs  # type: ignore[return-value]
+        return arg.rhs if arg.op == "+" and _is_pointer(arg.rhs) else None  # type: ignore[return-value]
+    return None
+
+
+def _is_pointer(e: ir.Expr) -> bool:
+    """A variable that holds an array or a pointer."""
+    return isinstance(e, ir.Var) and isinstance(e.type, ir.Pointer | ir.Array)
 
 
 def _declares_local_array(stmts: tuple[ir.Stmt, ...], name: str) -> bool:
@@ -931,7 +1045,7 @@ def _global_hazards(function: ir.Function, walker: _Walker) -> list[Problem]:
     it is not modeled."""
     calls = [c for s in walker.statements for c in s.opaque_calls]
     used = _mutable_globals(function, set(walker.params) | set(walker.readonly) | set(walker.arrays))
-    passed = [{a.name for a in c.args if isinstance(a, ir.Var)} for c in calls]
+    passed = [{v.name for v in map(_address, c.args) if v is not None} for c in calls]
     used = [g for g in used if not all(g in names for names in passed)]
     call = next((c for c, names in zip(calls, passed, strict=True) if used[0] not in names), None) if used else None
     if call is None:
@@ -948,6 +1062,7 @@ def _global_hazards(function: ir.Function, walker: _Walker) -> list[Problem]:
 def _opaque_note(call: ir.Call, written: list[str], read: list[str]) -> str:
     """What hexplore assumed of an opaque call, for the C programmer."""
     assert call.signature is not None
+    written, read = list(dict.fromkeys(written)), list(dict.fromkeys(read))
     read_only = [a for a in read if a not in written]
     parts = [f"reading and writing all of {_names(written)}"] if written else []
     parts += [f"only reading all of {_names(read_only)}"] if read_only else []
@@ -963,6 +1078,11 @@ def _opaque_note(call: ir.Call, written: list[str], read: list[str]) -> str:
     return (
         f"`{_text(call)}` calls a function whose body hexplore does not see: it is treated as {what}{order}; {globals_}"
     )
+
+
+def _passed(a: AccessInfo) -> str:
+    """What an argument lets a call touch: `a` (also for ``a + i``, ``&a[i]``), a row ``A[i]``."""
+    return a.array if a.at is not None else a.text
 
 
 def _names(names: list[str]) -> str:

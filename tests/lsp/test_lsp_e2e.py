@@ -89,8 +89,8 @@ async def test_diagnostics_of_indirect_access(client: LanguageClient) -> None:
     diags = summary(await published(client, fixture_uri("indirect.c"), 1))
     assert diags == [
         (
-            "ImpureCall", 12, 4, 12, 24, WARN,
-            "the call to `printf` may have side effects (I/O, memory, global state); only pure "
+            "ImpureCall", 12, 4, 12, 33, WARN,
+            "the call to `fprintf` may have side effects (I/O, memory, global state); only pure "
             "math functions such as `sqrt` or `fmax` can appear in a modeled loop nest",
         ),
         (

@@ -53,7 +53,7 @@ def test_neovim_receives_the_diagnostics(tmp_path: Path) -> None:
         for d in result["diagnostics"]
     )
     assert got == [
-        ("ImpureCall", 12, 4, 12, 24, 2, "hexplore"),
+        ("ImpureCall", 12, 4, 12, 33, 2, "hexplore"),
         ("IndirectAccess", 6, 9, 6, 15, 2, "hexplore"),
     ]
     indirect = next(d for d in result["diagnostics"] if d["code"] == "IndirectAccess")

@@ -1,4 +1,5 @@
-"""The first second of ``python -m lsp.server`` over stdio, before pygls and lsprotocol load.
+"""The first second of ``hexplore-lsp`` (`main`; ``python -m lsp.server`` too) over stdio,
+before pygls and lsprotocol load.
 
 Importing pygls and lsprotocol takes a second of CPU (lsprotocol's thousand attrs classes alone
 0.4-0.7 s), more than the whole budget from process start to a file's first diagnostics (issue
@@ -375,3 +376,22 @@ def start(stdin_fd: int = 0, stdout: Any = None) -> Handover:
         out.flush()
 
     return _Front(read, write).run()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``hexplore-lsp`` and ``python -m lsp.server``: the arguments checked (a refused address
+    answers at once), then over stdio `start`, then the server (`lsp.server.main`)."""
+    from lsp.arguments import parse_args
+
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    handover = None
+    if args.tcp is None:
+        handover = start()
+    else:  # the front end's worker loads on another core while the server imports pygls
+        from explorer.parsing import warm_up
+
+        warm_up()
+    from lsp import server
+
+    return server.main(argv, handover)

@@ -44,22 +44,12 @@ a generic InternalError and logged.
 
 from __future__ import annotations
 
-if __name__ == "__main__":  # ``python -m lsp.server``: the arguments checked first (a refused
-    # address answers at once), then the front end's worker (libclang, the lowering) loads on
-    # another core while this process imports pygls and lsprotocol (a second)
-    import sys
+if __name__ == "__main__":  # ``python -m lsp.server``: as ``hexplore-lsp``, through `lsp/early.py`,
+    # which checks the arguments, starts the front end's worker and answers the client's first
+    # messages before this module (pygls, lsprotocol: a second) is imported, as `lsp.server`
+    from lsp.early import main as _main
 
-    from lsp.arguments import parse_args
-
-    _args = parse_args(sys.argv[1:])
-    if _args.tcp is None:  # initialize answered and the first diagnostics published before
-        # pygls loads (`lsp/early.py`; it starts the worker first thing)
-        from lsp import early as _early_front
-
-        _HANDOVER = _early_front.start()
-    from explorer.parsing import warm_up
-
-    warm_up()
+    raise SystemExit(_main())
 
 import asyncio
 import contextlib
@@ -872,7 +862,8 @@ def _plain(method: Callable[..., Any]) -> Callable[..., Any]:
     return handler
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, handover: early.Handover | None = None) -> int:
+    """The server; `handover`: what `lsp/early.py` did before this module was imported."""
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="hexplore-lsp %(levelname)s %(message)s")
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # the event loop is not starved by analysis threads
@@ -880,7 +871,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tcp is not None:
         host, port = args.tcp
         return tcp.main(host, port, args.token_file, lambda executor: HexploreServer(executor=executor))
-    HexploreServer(handover=globals().get("_HANDOVER")).start_io()
+    HexploreServer(handover=handover).start_io()
     return 0
 
 if __name__ == "__main__":

@@ -36,8 +36,10 @@ def test_schedule_tree_and_kernels_golden(name: str, golden) -> None:  # type: i
 
 def test_matmul_tiles_as_in_the_ppcg_paper() -> None:
     from core_compiler.transform.gpu_mapping import MappingOptions
+    from core_compiler.transform.memory import MemoryOptions
 
-    ppcg = MappingOptions(sizes={None: {"tile": (32, 32, 32), "block": (32, 16)}})  # PPCG's defaults
+    # PPCG's defaults: its tiles, its blocks, one shared copy of each array
+    ppcg = MappingOptions(sizes={None: {"tile": (32, 32, 32), "block": (32, 16)}}, memory=MemoryOptions(double_buffer=False))
     _, gpu = _gpu("gemm", GpuOptions(mapping=ppcg))
     (k,) = gpu.kernels
     places = {p.array: (p.place, p.size) for p in k.promotions}

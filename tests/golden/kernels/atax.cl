@@ -9,7 +9,7 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
   int b0 = get_group_id(0) + o0;
   int t0 = get_local_id(0);
   double private_t[1];
-  __local double shared_x[32];
+  __local double shared_x[2][32];
   if (n >= 1 && b0 >= 0 && m >= 32 * b0 + 1) {
     {
       int T0 = (32 * b0);
@@ -27,17 +27,30 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
     if (n >= 1) {
       {
         int T0 = (32 * b0);
-        int T1 = (0);
-        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
-          shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+        int T1 = (-32);
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 64 && T1 >= -32) {
+          shared_x[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = x[(T1 + t0 + 32)];
         } else {
-          if (n >= T1 + t0 + 1) {
-            shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+          if (n >= T1 + t0 + 33) {
+            shared_x[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = x[(T1 + t0 + 32)];
           }
         }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (n >= 33) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (0);
+        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 64 && T1 >= -32) {
+          shared_x[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = x[(T1 + t0 + 32)];
+        } else {
+          if (n >= T1 + t0 + 33) {
+            shared_x[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = x[(T1 + t0 + 32)];
+          }
+        }
+      }
+    }
     {
       int T0 = (32 * b0);
       int T1 = (0);
@@ -46,7 +59,7 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
           private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
         }
         for (int c0 = T1; c0 <= T1 + 31; c0++) {
-          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+          private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(((T1)) / 32) & 1][(c0) - ((T1))]);
         }
       } else {
         if (T1 == 0 && m >= T0 + t0 + 1) {
@@ -54,25 +67,26 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
         }
         if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
           for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
-            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(((T1)) / 32) & 1][(c0) - ((T1))]);
           }
         }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int c2 = 32; c2 < n; c2 += 32) {
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 32 && T1 >= 0) {
-          shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
-        } else {
-          if (n >= T1 + t0 + 1) {
-            shared_x[(T1 + t0) - ((T1))] = x[(T1 + t0)];
+      if (n >= c2 + 33) {
+        {
+          int T0 = (32 * b0);
+          int T1 = (c2);
+          if (m >= T0 + 32 && T0 >= 0 && n >= T1 + 64 && T1 >= -32) {
+            shared_x[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = x[(T1 + t0 + 32)];
+          } else {
+            if (n >= T1 + t0 + 33) {
+              shared_x[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = x[(T1 + t0 + 32)];
+            }
           }
         }
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
       {
         int T0 = (32 * b0);
         int T1 = (c2);
@@ -81,7 +95,7 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
             private_t[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
           }
           for (int c0 = T1; c0 <= T1 + 31; c0++) {
-            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+            private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(((T1)) / 32) & 1][(c0) - ((T1))]);
           }
         } else {
           if (T1 == 0 && m >= T0 + t0 + 1) {
@@ -89,7 +103,7 @@ __kernel void kernel0(__global double *restrict A, __global double *restrict t, 
           }
           if (m >= T0 + t0 + 1 && T1 % 32 == 0) {
             for (int c0 = T1; c0 <= hx_min(T1 + 31, n - 1); c0++) {
-              private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(c0) - ((T1))]);
+              private_t[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((T0 + t0)) * (n) + (c0)] * shared_x[(((T1)) / 32) & 1][(c0) - ((T1))]);
             }
           }
         }
@@ -114,7 +128,7 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
 {
   int b0 = get_group_id(0) + o0;
   int t0 = get_local_id(0);
-  __local double shared_t[32];
+  __local double shared_t[2][32];
   double private_y[1];
   if (m >= 1 && b0 >= 0 && n >= 32 * b0 + 1) {
     {
@@ -133,17 +147,30 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
     if (m >= 1) {
       {
         int T0 = (32 * b0);
-        int T1 = (0);
-        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
-          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+        int T1 = (-32);
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 64 && T1 >= -32) {
+          shared_t[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = t[((T1 + t0 + 32) - (0))];
         } else {
-          if (m >= T1 + t0 + 1) {
-            shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+          if (m >= T1 + t0 + 33) {
+            shared_t[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = t[((T1 + t0 + 32) - (0))];
           }
         }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (m >= 33) {
+      {
+        int T0 = (32 * b0);
+        int T1 = (0);
+        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 64 && T1 >= -32) {
+          shared_t[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = t[((T1 + t0 + 32) - (0))];
+        } else {
+          if (m >= T1 + t0 + 33) {
+            shared_t[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = t[((T1 + t0 + 32) - (0))];
+          }
+        }
+      }
+    }
     {
       int T0 = (32 * b0);
       int T1 = (0);
@@ -152,7 +179,7 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
           private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
         }
         for (int c0 = T1; c0 <= T1 + 31; c0++) {
-          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+          private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(((T1)) / 32) & 1][(c0) - ((T1))]);
         }
       } else {
         if (T1 == 0 && n >= T0 + t0 + 1) {
@@ -160,25 +187,26 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
         }
         if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
           for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
-            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(((T1)) / 32) & 1][(c0) - ((T1))]);
           }
         }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int c2 = 32; c2 < m; c2 += 32) {
-      {
-        int T0 = (32 * b0);
-        int T1 = (c2);
-        if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 32 && T1 >= 0) {
-          shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
-        } else {
-          if (m >= T1 + t0 + 1) {
-            shared_t[(T1 + t0) - ((T1))] = t[((T1 + t0) - (0))];
+      if (m >= c2 + 33) {
+        {
+          int T0 = (32 * b0);
+          int T1 = (c2);
+          if (n >= T0 + 32 && T0 >= 0 && m >= T1 + 64 && T1 >= -32) {
+            shared_t[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = t[((T1 + t0 + 32) - (0))];
+          } else {
+            if (m >= T1 + t0 + 33) {
+              shared_t[(((T1 + 32)) / 32) & 1][(T1 + t0 + 32) - ((T1 + 32))] = t[((T1 + t0 + 32) - (0))];
+            }
           }
         }
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
       {
         int T0 = (32 * b0);
         int T1 = (c2);
@@ -187,7 +215,7 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
             private_y[(((T0 + t0)) - ((T0)) - t0) / 32] = 0.0;
           }
           for (int c0 = T1; c0 <= T1 + 31; c0++) {
-            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+            private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(((T1)) / 32) & 1][(c0) - ((T1))]);
           }
         } else {
           if (T1 == 0 && n >= T0 + t0 + 1) {
@@ -195,7 +223,7 @@ __kernel void kernel1(__global double *restrict A, __global double *restrict t, 
           }
           if (n >= T0 + t0 + 1 && T1 % 32 == 0) {
             for (int c0 = T1; c0 <= hx_min(T1 + 31, m - 1); c0++) {
-              private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(c0) - ((T1))]);
+              private_y[(((T0 + t0)) - ((T0)) - t0) / 32] += (A[((c0)) * (n) + (T0 + t0)] * shared_t[(((T1)) / 32) & 1][(c0) - ((T1))]);
             }
           }
         }

@@ -27,6 +27,7 @@ from core_compiler.codegen.host_calls import (
     takes_whole,
     whole_function,
 )
+from core_compiler.passes import Trace
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
 from core_compiler.remarks import Remark, missed, passed
 from core_compiler.source_map import SourceMap
@@ -130,9 +131,11 @@ def _compile_scop(
         check = None if always else worth.condition_c
         order = () if split else tuple(host_parameter(p) for p in f.function.params)  # the original's ABI
         codegen = CudaCodegen(check, order, host_name)
-    unit = run_passes(mapped, (codegen,)) if mapped else run_passes(ScopUnit(sa, name), (*options.passes(), codegen))
+    trace = Trace()
+    unit = run_passes(mapped, (codegen,), trace) if mapped else run_passes(ScopUnit(sa, name), (*options.passes(), codegen), trace)
     out.remarks += [*schedule_gave_up(sa.scop), *mapping_remarks(unit.need("gpu"))]
-    if target != "cuda":
+    if target != "cuda":  # and what the OpenCL printer chose: vector loads, a transposed layout
+        out.remarks += [r for record in trace.records if record.name == OpenclCodegen.name for r in record.remarks]
         out.files[f"{name}.cl"] = unit.need("opencl").source
         out.maps[f"{name}.cl"] = unit.need("opencl").source_map
         return

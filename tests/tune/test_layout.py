@@ -109,6 +109,8 @@ def test_compile_reads_the_recorded_layout(cache: Path) -> None:
     assert tuning.load_config(key) == config
     out = compile_source(str(cache), cache.read_text(), None, "k", CompileSettings(target="opencl", always_offload=True))
     assert any(r.name == "TunedConfiguration" and "transposed layout" in r.message for r in out.result.remarks)
+    said = [r.message for r in out.result.remarks if r.name == "TransposedLayout"]
+    assert said and "A[i][j] in kernel0 (S0), along i" in said[0], said
     code = "".join(out.result.files.values())
     assert "make_transposed_A" in code and "transposed_A[" in code, code
     cuda = compile_source(str(cache), cache.read_text(), None, "k", CompileSettings(target="cuda", always_offload=True))

@@ -15,9 +15,10 @@ workspace with the document open as it was (the early analysis stops at the firs
 on, it would only slow the imports down; the server's own finds its functions in the cache), and
 goes on as usual; its first publish of the same diagnostics is not sent again.
 
-Anything else at the start — a message other than ``initialize``, ``initialized`` or
-``didOpen``, settings with problems, a header or body it does not read at a glance — hands over
-at once: the server answers it, as it always did. Over TCP nothing of this runs.
+Anything else at the start — a message other than ``initialize``, ``initialized``, ``didOpen``
+or a ``didChangeConfiguration`` with hexplore's settings, settings with problems, a header or
+body it does not read at a glance — hands over at once: the server answers it, as it always did.
+Over TCP nothing of this runs.
 
 *Architecture invariant:* this module imports neither pygls nor lsprotocol (`lsp/server.py`
 imports them after `start` returns).
@@ -261,11 +262,28 @@ class _Front:
         answer = initialize_result(params)
         self._write(frame({"jsonrpc": "2.0", "id": first["id"], "result": answer}))
         self.handover.answered = (first["id"], answer)
-        while (message := self._message()) is not None and message.get("method") == "initialized":
-            pass
+        pushed: list[object] = []  # settings pushed meanwhile (Neovim's `settings`)
+        while (message := self._message()) is not None:
+            if message.get("method") == "workspace/didChangeConfiguration" and self._ours(message.get("params")):
+                pushed.append(message["params"]["settings"])
+            elif message.get("method") != "initialized":
+                break
         if message is not None and message.get("method") == "textDocument/didOpen":
-            self._open_first(params, message.get("params"))
+            self._open_first(params, message.get("params"), pushed)
         return self._done()
+
+    def _ours(self, params: object) -> bool:
+        """Whether a didChangeConfiguration carries hexplore's settings (else the server asks the
+        client for them: `HexploreServer.on_configuration`)."""
+        data = params.get("settings") if isinstance(params, dict) else None
+        if not isinstance(data, dict):
+            return False
+        self._imported.wait()
+        if self._import_error is not None:
+            return False
+        from explorer.settings import SETTING_KEYS
+
+        return "hexplore" in data or bool(set(data) & set(SETTING_KEYS))
 
     def _import(self) -> None:
         try:
@@ -298,7 +316,7 @@ class _Front:
                 return None
             self.raw += chunk
 
-    def _open_first(self, init: dict[str, Any], params: object) -> None:
+    def _open_first(self, init: dict[str, Any], params: object, pushed: list[object]) -> None:
         doc = params.get("textDocument") if isinstance(params, dict) else None
         if not isinstance(doc, dict) or not isinstance(doc.get("uri"), str) or not isinstance(doc.get("text"), str):
             return
@@ -312,6 +330,9 @@ class _Front:
         from explorer.workspace import Workspace
 
         settings, problems = Settings.from_json(init.get("initializationOptions"), Settings())
+        for data in pushed:
+            settings, more = Settings.from_json(data, settings)
+            problems += more
         if problems:
             return  # the server shows them
         ws = Workspace(settings)

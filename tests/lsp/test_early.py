@@ -82,6 +82,59 @@ def test_first_diagnostics_are_the_servers(name: str, encoding: str) -> None:
     assert got  # something to compare
 
 
+class Pipe:
+    """The front's stdin and stdout, in this process: `messages` come in one read each."""
+
+    def __init__(self, *messages: dict[str, Any]) -> None:
+        self.chunks = [early.frame({"jsonrpc": "2.0", **m}) for m in messages]
+        self.out = b""
+
+    def read(self) -> bytes:
+        return self.chunks.pop(0) if self.chunks else b""
+
+    def write(self, data: bytes) -> None:
+        self.out += data
+
+    def sent(self) -> list[dict[str, Any]]:
+        out, rest = [], self.out
+        while rest:
+            head, _, rest = rest.partition(b"\r\n\r\n")
+            n = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            out.append(json.loads(rest[:n]))
+            rest = rest[n:]
+        return out
+
+
+INIT = {"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+
+
+def opened(text: str, version: int = 1) -> dict[str, Any]:
+    doc = {"uri": "file:///tmp/hexplore-early/t.c", "languageId": "c", "version": version, "text": text}
+    return {"method": "textDocument/didOpen", "params": {"textDocument": doc}}
+
+
+def test_pushed_settings_apply_to_the_first_analysis() -> None:
+    text = "void f(double a[N]) { for (int i = 0; i < N; i++) a[i] = 0; }\n"
+    push = {"method": "workspace/didChangeConfiguration", "params": {"settings": {"hexplore": {"defines": ["N=8"]}}}}
+    pipe = Pipe(INIT, {"method": "initialized", "params": {}}, push, opened(text))
+    handover = early._Front(pipe.read, pipe.write).run()
+    answer, published = pipe.sent()
+    assert answer["id"] == 1 and published["method"] == "textDocument/publishDiagnostics"
+    codes = [d["code"] for d in published["params"]["diagnostics"]]
+    assert "SyntaxError" not in codes and "ScopDetected" in codes  # N defined
+    assert handover.replay == b"".join(early.frame({"jsonrpc": "2.0", **m}) for m in (INIT, {"method": "initialized", "params": {}}, push, opened(text)))
+    assert handover.published[published["params"]["uri"]] == published["params"]
+    assert handover.answered == (1, answer["result"])
+
+
+def test_settings_that_are_not_hexplores_leave_the_first_analysis_to_the_server() -> None:
+    push = {"method": "workspace/didChangeConfiguration", "params": {"settings": {"python": {}}}}
+    pipe = Pipe(INIT, push, opened("void f(void) {}\n"))
+    handover = early._Front(pipe.read, pipe.write).run()
+    assert [m.get("id") for m in pipe.sent()] == [1]  # initialize answered, nothing published
+    assert handover.workspace is None and not handover.adopted
+
+
 # ----------------------------------------------------------------------------- the server, started
 
 MANY = "".join(f"void f{k}(int n, double a[n]) {{ for (int i = 0; i < n; i++) a[i] = a[i] * {k}; }}\n" for k in range(8))

@@ -134,6 +134,16 @@ _entry("FieldsAsArrays", ANALYSIS, ("frontend",), READING,
        "wherever it is used. The generated C accesses `bodies[i].vx` as written; LLVM code steps "
        "by the struct's size. The fields used must be numbers of one type, and the parameter used "
        "only through them ([StructField](#StructField)).")  # fmt: skip
+_entry("RunTimeStep", ANALYSIS, ("frontend",), READING,
+       "A `for` loop that steps by a size known only at run time (`for (i = lo; i < n; i += s)`) is "
+       "read as `if (s >= 1) for (i = lo; i < n; i++)` whose statements run where "
+       "`(i - lo) % s == 0`: exactly the original's, assuming `s >= 1`.",
+       "With `s <= 0` the original loop would not end or would overflow `i` (undefined behaviour); the "
+       "generated code then does nothing. The loop visits every `i`, `s` times as many as the "
+       "original, and its dependences are those of every `i` (safe, maybe less parallel). The step "
+       "and start must be integer variables the loop does not change, and the body assignments, "
+       "declarations, `if`s and `for` loops (else [NonCanonicalLoop](#NonCanonicalLoop)); "
+       "`i -= s` is read likewise, counting down.")  # fmt: skip
 _entry("BreakAsCondition", ANALYSIS, ("frontend",), READING,
        "A `for` loop whose body starts with `if (c) break;` (`if (j > i) break;`) is read as the "
        "loop `for (...; cond && !c; ...)`, which is exactly what it does.",

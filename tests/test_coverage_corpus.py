@@ -1,6 +1,6 @@
 """Coverage on C as people write it (`tests/coverage/*.c`, issue 26): loops calling helpers,
 undeclared built-ins (`min`, `floord`, `__pencil_assume`), induction variables, `break`,
-`continue` and structs (`control.c`'s `move`, `structs.c`). Each function is *modeled* (every loop nest in a SCoP), *partly* (some)
+`continue`, structs (`control.c`'s `move`, `structs.c`) and run-time steps (`steps.c`). Each function is *modeled* (every loop nest in a SCoP), *partly* (some)
 or *no*; the test pins each function's state, so that a regression, or a construct that starts
 to be modeled, shows here. ``python -m tests.test_coverage_corpus`` prints the table.
 """
@@ -44,6 +44,9 @@ EXPECTED = {
     "kick": ("yes", ""),
     "clear_samples": ("no", "StructField"),  # a `double` and an `int` field of one array of structs
     "scale_matrix": ("no", "NonAffineLoopBound"),  # `mat->n`, `mat->data[i]`: fields of one struct
+    "every_kth": ("yes", ""),  # `i += k`: a run-time step (test_run_time_steps.py)
+    "block_sums": ("yes", ""),
+    "countdown": ("yes", ""),  # `i -= k`
 }
 
 

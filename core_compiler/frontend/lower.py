@@ -27,6 +27,7 @@ from core_compiler.frontend import (
     loop_exits,
     opaque_calls,
     pointers,
+    run_time_steps,
     running_counters,
     struct_fields,
     void_helpers,
@@ -96,6 +97,9 @@ class Lowerer:
             params = self._viewed(params)
             body, assumed = early_return.guards_as_conditions(self.block(body_cur))
             self._notes += assumed
+            if not self._is_cuda:  # a kernel's grid-stride loops are `cuda.grid`'s
+                body, step_notes = run_time_steps.run_time_steps(body)
+                self._notes += step_notes
             body, guard_notes = loop_exits.loop_exits(body)
             body, counter_notes = running_counters.counters(body, params)
             body, induction_notes = induction.substituted(body, params)

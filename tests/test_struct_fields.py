@@ -10,6 +10,7 @@ import pytest
 
 from core_compiler.ad import differentiate
 from core_compiler.codegen.c import COptions, generate_c
+from core_compiler.compile import compile_file
 from core_compiler.errors import NotDifferentiable
 from core_compiler.runtime.differential import check_c
 from tests.helpers import analyze, check_cpu, named, range_of
@@ -182,3 +183,26 @@ def matches_everywhere(structs_file: str, function: str) -> None:
 def test_no_derivative_through_struct_fields(structs_file: str) -> None:
     with pytest.raises(NotDifferentiable, match="reads the fields of `bodies`, an array of structs, as arrays"):
         differentiate(structs_file, "move", ("bodies",))
+
+
+def test_the_cuda_host_prototype_keeps_the_struct(structs_file: str) -> None:
+    """C callers of the host function pass `struct body *`: its prototype says so (the CUDA
+    definition takes the same pointer as `double *`, one ABI)."""
+    result = compile_file(analyze(STRUCTS, structs_file), "cuda", always_offload=True, text=STRUCTS)
+    header = result.files["structs_move_host.h"]
+    assert "void move(int n, struct body *bodies, double dt);" in header
+    assert 'extern "C" void move(int n, double *bodies, double dt);' in header
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("function", ["steps", "norms"])
+def test_cuda_on_the_runtime_shim_matches(structs_file: str, function: str) -> None:
+    """The CUDA host code copies the structs' memory whole and the kernels step by the struct:
+    run on tests/cuda_cpu's shim of the CUDA runtime, against the original."""
+    from tests.cuda_cpu import harness
+
+    if harness.unavailable():
+        pytest.skip(str(harness.unavailable()))
+    for n in (37, 1, 0):
+        result = harness.check_cuda_cpu(structs_file, function, {"n": n})
+        assert result.ok, f"n={n}"

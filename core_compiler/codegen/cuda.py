@@ -107,6 +107,8 @@ def host_header(fn: ir.Function, params: tuple[str, ...], stem: str) -> str:
 def _c_declaration(p: ir.Param) -> str:
     """`p` as C declares it: ``double A[n][(m + 1)]``, ``double (*B)[4]``; a pointer or an array
     whose sizes do not print as plain arithmetic as `host_parameter` declares it."""
+    if p.declared:  # an array of structs read as rows: its callers pass `struct body *`
+        return p.declared
     t, name = p.type, p.name
     if isinstance(t, ir.Pointer) and isinstance(t.pointee, ir.Array):
         t, name = t.pointee, f"(*{name})"

@@ -337,6 +337,9 @@ class Param:
     volatile: bool = False  # the elements are `volatile` or `_Atomic`: accessed exactly as written
     constant: bool = False  # a `const` global or local table: read, never set, by a run
     values: tuple[int | float, ...] | None = None  # a constant table's initial values, flat (the rest are 0)
+    # the declaration as written, where `type` reads it otherwise: an array of structs read as rows
+    # of its fields (`struct_fields.py`) is ``struct body *bodies`` to C code that calls the function
+    declared: str = ""
 
 
 @dataclass(frozen=True)

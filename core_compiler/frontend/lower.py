@@ -127,7 +127,7 @@ class Lowerer:
         for p in params:
             view = self._views.views.get(p.name)
             if view is not None:
-                p = replace(p, type=struct_fields.view_type(p.type, view))
+                p = replace(p, type=struct_fields.view_type(p.type, view), declared=self.slice(p.range))
                 self._notes.append(struct_fields.note(view, p.range))
             out.append(p)
         return tuple(out)

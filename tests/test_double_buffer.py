@@ -3,8 +3,8 @@ of each k-tile exposed). Where a block walks its tiles in a sequential loop and 
 shared copies, the copy of tile T + 1 runs in T's step into the other buffer (``(T / tile) & 1``),
 with one barrier per step; CUDA issues it as ``cp.async`` (`HX_ASYNC_COPY`), which lands while the
 step computes, and waits before the barrier. Checked against the original on PoCL (work-groups
-and barriers), through the CUDA CPU shim (which lands each asynchronous copy only at the wait), and
-by ptxas."""
+and barriers; asked for: PoCL's own runs copy once, `differential.POCL`), through the CUDA CPU shim
+(which lands each asynchronous copy only at the wait), and by ptxas."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ GEMM_SIZES = [  # ni, nj, nk: no tile multiples and four k-tiles; 1 and 0 (also 
 
 @pytest.mark.parametrize("params", GEMM_SIZES, ids=["37x41x61", "1x1x1", "5x3x0"])
 def test_gemm_double_buffered_matches_on_pocl(params: dict[str, int]) -> None:
-    result = check_opencl(GEMM, "kernel_gemm", params, {"ni": "NI", "nj": "NJ", "nk": "NK"})
+    result = check_opencl(GEMM, "kernel_gemm", params, {"ni": "NI", "nj": "NJ", "nk": "NK"}, gpu=GpuOptions())
     assert result.ok, result.comparison.report()
     assert result.kernels == 1
 
@@ -98,7 +98,7 @@ def test_gemm_double_buffered_matches_on_pocl(params: dict[str, int]) -> None:
 def test_matvec_double_buffered_matches_on_pocl(params: dict[str, int]) -> None:
     """One block dimension, and the tile loop over the columns double-buffered."""
     assert _gpu(MATVEC, "kernel_matvec").kernels[0].buffers == 2
-    result = check_opencl(MATVEC, "kernel_matvec", params, None)
+    result = check_opencl(MATVEC, "kernel_matvec", params, None, gpu=GpuOptions())
     assert result.ok, result.comparison.report()
 
 

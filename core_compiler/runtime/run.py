@@ -299,7 +299,7 @@ def _tuned_mapping(path: str, function: str, device: str, params: Mapping[str, i
     config = tuning.load_config(tuning.config_key(path, function, "opencl", params, parse, pocl_device().name.strip()))
     if config is None:
         return None
-    memory = MemoryOptions(shared=config.shared, private=config.private)
+    memory = MemoryOptions(shared=config.shared, private=config.private, double_buffer=False)  # as tuned (`differential.POCL`)
     mapping = MappingOptions(sizes=parse_sizes(config.sizes) if config.sizes else {}, memory=memory, vector=config.vector)
     return config.line(), GpuOptions(mapping=mapping, layout=config.layout)
 

@@ -135,8 +135,8 @@ class RayEngine:
                 except Exception as e:  # Ray's own errors: a timeout, a refused or unauthenticated connection
                     raise ConnectionError(f"cannot reach the Ray cluster at {address}: {e} (a cluster with token "
                                           "authentication needs RAY_AUTH_MODE=token and its token, Ray's ~/.ray/auth_token)") from e  # fmt: skip
-            else:
-                ray.init(num_cpus=jobs, **options)
+            else:  # a new instance in this process: not a cluster `ray start` left running (or its stale address file)
+                ray.init(address="local", num_cpus=jobs, **options)
         cpus = int(ray.cluster_resources().get("CPU", jobs))
         where = f"ray cluster at {address}" if address else "ray (local instance)"
         return RayEngine(f"{where}, {cpus} CPUs", cpus, ray, ray.remote(num_cpus=1, max_retries=0)(measure), owned)

@@ -187,7 +187,7 @@ def gpu_options(config: Config) -> Any:
     from core_compiler.transform.sizes import parse_sizes
 
     sizes = opencl_sizes(config)
-    memory = MemoryOptions(shared=bool(config["shared"]), private=bool(config["private"]))
+    memory = MemoryOptions(shared=bool(config["shared"]), private=bool(config["private"]), double_buffer=False)  # as on PoCL (`differential.POCL`)
     mapping = MappingOptions(sizes=parse_sizes(sizes) if sizes else {}, memory=memory, vector=int(config.get("vector", 1)))
     return GpuOptions(mapping=mapping, layout=str(config.get("layout", "default")))
 

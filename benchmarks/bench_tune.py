@@ -46,6 +46,7 @@ KERNELS: dict[str, tuple[str, dict[str, int], dict[str, int]]] = {
     "syrk": ("kernel_syrk", {"n": 500, "m": 400}, {"n": 400, "m": 400}),
     "jacobi-2d": ("kernel_jacobi_2d", {"tsteps": 100, "n": 500}, {"tsteps": 50, "n": 600}),
     "heat-3d": ("kernel_heat_3d", {"tsteps": 40, "n": 80}, {"tsteps": 20, "n": 60}),
+    "atax": ("kernel_atax", {"m": 1900, "n": 2100}, {"m": 1900, "n": 2100}),  # A[i][j] along i: the layout choice
 }
 TARGETS = {"cpu1": ("cpu", True), "cpu": ("cpu", False), "opencl": ("opencl", False)}
 

@@ -203,7 +203,8 @@ _entry("ImpureCall", MISSED, REGION, NOT_MODELED,
        "([InlinedCall](#InlinedCall)). A call of a function with a prototype whose arguments are "
        "numbers, arrays, addresses in arrays at affine subscripts (`a + i`, `&a[i]`) or of local "
        "numbers (`&x`) is modeled as an opaque call ([OpaqueCall](#OpaqueCall)), `printf` too; "
-       "this remark is for the rest: undeclared functions, an argument such as `a + k[i]`, "
+       "this remark is for the rest: undeclared functions, a prototype that takes or returns "
+       "something else (`FILE *`, a struct, none: `f()`), an argument such as `a + k[i]`, "
        "`&i` of a loop counter or a pointer past a `...` (`%s`), or a nest that also uses a global "
        "variable it does not pass to the call. Move I/O out of the nest, or inline your function.")  # fmt: skip
 _entry("StructField", MISSED, REGION, NOT_MODELED,

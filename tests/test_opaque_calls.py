@@ -203,6 +203,13 @@ void row(int n, double A[n][n]) {
 void io(int n, double *a, char *name) {
   for (int i = 0; i < n; i++) printf("%s %f", name, a[i]);
 }
+void log_to(int n, double *a, FILE *f) {
+  for (int i = 0; i < n; i++) fprintf(f, "%f", a[i]);
+}
+void legacy();
+void old_style(int n, double *a) {
+  for (int i = 0; i < n; i++) legacy(a);
+}
 void gather(int n, double *a, int *k) {
   for (int i = 0; i < n; i++) a[i] = peek(i, a + k[i]);
 }
@@ -218,6 +225,8 @@ void gather(int n, double *a, int *k) {
         ("row", "A[i] + 1", 0, "and `A[i] + 1` is none of these"),
         ("io", "name", 1, "`name` is an address passed to `printf`'s `...`: hexplore cannot tell which elements it reads or writes"),
         ("gather", "a + k[i]", 0, "and `a + k[i]` is none of these"),
+        ("log_to", "fprintf(f, \"%f\", a[i])", 0, "`fprintf` takes a `FILE *` (parameter 1), so hexplore cannot tell what the call reads or writes"),
+        ("old_style", "legacy(a)", 0, "`legacy` is declared without a prototype (`legacy()`)"),
     ],
 )
 def test_what_stays_refused(function: str, needle: str, nth: int, says: str) -> None:

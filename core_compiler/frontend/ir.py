@@ -176,6 +176,7 @@ class Call:
     range: SourceRange
     declared: bool = True  # False: C89's implicit declaration, a function nothing is known of
     signature: CallSignature | None = None  # a prototyped function that is neither math nor inlined
+    unknown: str = ""  # why a call of neither has no signature: "takes a `FILE *` (parameter 1)"
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.args))})"

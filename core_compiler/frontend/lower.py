@@ -535,7 +535,7 @@ class Lowerer:
         signature = opaque_calls.signature(cur)
         if signature is not None:  # `f(&x)`, `f(&a[i])`: addresses the call may write through
             args = tuple(self._address_arg(c) or self._string(c) or a for c, a in zip(arg_curs, args, strict=True))
-        return ir.Call(cur.spelling, args, rng, signature=signature)
+        return ir.Call(cur.spelling, args, rng, signature=signature, unknown="" if signature else opaque_calls.unknown(cur))
 
     def _string(self, cur: ci.Cursor) -> ir.StrLit | None:
         """A string literal argument (``printf``'s format), as written; else None."""

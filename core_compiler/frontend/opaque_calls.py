@@ -85,3 +85,22 @@ def _scalar(typ: ci.Type) -> str:
     for q in ("const ", "volatile ", "restrict ", "__restrict "):
         name = name.replace(q, "")
     return name.strip()
+
+
+def unknown(call: ci.Cursor) -> str:
+    """Why `call` has no `signature`, for a C programmer (``takes a `FILE *` (parameter 1)``), or
+    "" where it has one."""
+    ref = call.referenced
+    if ref is None or ref.kind != K.FUNCTION_DECL:
+        return "is called through a pointer"
+    if ref.type.kind != T.FUNCTIONPROTO:
+        return f"is declared without a prototype (`{call.spelling}()`)"
+    if any(c.kind in (K.CUDADEVICE_ATTR, K.CUDAGLOBAL_ATTR) for c in ref.get_children()):
+        return "is a CUDA device function"
+    result = ref.result_type.get_canonical()
+    if result.kind != T.VOID and not is_arithmetic(result):
+        return f"returns a `{ref.result_type.spelling}`"
+    for k, t in enumerate(ref.type.argument_types(), start=1):
+        if _spelling(t) is None:
+            return f"takes a `{t.spelling}` (parameter {k})"
+    return ""

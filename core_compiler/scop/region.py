@@ -390,7 +390,8 @@ class _Walker:
                 "ImpureCall",
                 _UNDECLARED.format(name=e.name)
                 if not e.declared
-                else f"the call to `{e.name}` may have side effects (I/O, memory, global state); "
+                else _unknown_callee(e)
+                or f"the call to `{e.name}` may have side effects (I/O, memory, global state); "
                 "only pure math functions such as `sqrt` or `fmax` can appear in a modeled loop nest",
                 e.range,
                 callee=e.name,
@@ -560,7 +561,8 @@ class _Walker:
                 "ImpureCall",
                 _UNDECLARED.format(name=e.name)
                 if not e.declared
-                else f"the call to `{e.name}` may have side effects or read memory hexplore cannot "
+                else _unknown_callee(e)
+                or f"the call to `{e.name}` may have side effects or read memory hexplore cannot "
                 "see; only pure math functions such as `sqrt` or `fmax` are allowed, and helpers "
                 "whose body is one `return` of an expression of their number parameters (inlined)",
                 e.range,
@@ -1077,6 +1079,16 @@ def _opaque_note(call: ir.Call, written: list[str], read: list[str]) -> str:
     order = ", and runs in the original order relative to every statement that touches these" if parts else ""
     return (
         f"`{_text(call)}` calls a function whose body hexplore does not see: it is treated as {what}{order}; {globals_}"
+    )
+
+
+def _unknown_callee(call: ir.Call) -> str:
+    """Why a call is not modeled as an opaque call, where its prototype says ("" elsewhere)."""
+    if not call.unknown:
+        return ""
+    return (
+        f"`{call.name}` {call.unknown}, so hexplore cannot tell what the call reads or writes; it models a "
+        "call of a function whose prototype takes and returns only numbers and pointers to numbers"
     )
 
 

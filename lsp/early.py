@@ -26,6 +26,7 @@ imports them after `start` returns).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -253,12 +254,17 @@ class _Front:
 
     def run(self) -> Handover:
         threading.Thread(target=self._import, name="hexplore-early-imports", daemon=True).start()
+        with contextlib.suppress(Exception):  # a bug here must not keep the server from starting
+            self._run()
+        return self._done()
+
+    def _run(self) -> None:
         first = self._message()
         if first is None or first.get("method") != "initialize" or "id" not in first:
-            return self._done()
+            return
         params = first.get("params")
         if not isinstance(params, dict) or not _plain_initialize(params):
-            return self._done()
+            return
         answer = initialize_result(params)
         self._write(frame({"jsonrpc": "2.0", "id": first["id"], "result": answer}))
         self.handover.answered = (first["id"], answer)
@@ -270,7 +276,6 @@ class _Front:
                 break
         if message is not None and message.get("method") == "textDocument/didOpen":
             self._open_first(params, message.get("params"), pushed)
-        return self._done()
 
     def _ours(self, params: object) -> bool:
         """Whether a didChangeConfiguration carries hexplore's settings (else the server asks the

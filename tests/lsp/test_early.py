@@ -227,3 +227,14 @@ def test_settings_with_problems_leave_the_analysis_to_the_server(session: Sessio
     warned = [m for m in seen if m.get("method") == "window/showMessage"]
     assert warned and "tileSizes" in warned[0]["params"]["message"]  # the server's words, shown
     assert time.monotonic() - started < 60
+
+
+def test_a_failure_in_the_front_hands_everything_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(params: dict[str, Any]) -> dict[str, Any]:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(early, "initialize_result", broken)
+    pipe = Pipe(INIT, opened("void f(void) {}\n"))
+    handover = early._Front(pipe.read, pipe.write).run()
+    assert pipe.out == b"" and handover.answered is None  # the server answers initialize
+    assert handover.replay == early.frame({"jsonrpc": "2.0", **INIT})

@@ -43,7 +43,7 @@ EXPECTED = {
     "drift": ("yes", ""),
     "kick": ("yes", ""),
     "clear_samples": ("no", "StructField"),  # a `double` and an `int` field of one array of structs
-    "scale_matrix": ("no", "NonAffineLoopBound"),  # `mat->n`, `mat->data[i]`: fields of one struct
+    "scale_matrix": ("no", "StructField"),  # `mat->n`, `mat->data[i]`: fields of one struct
     "every_kth": ("yes", ""),  # `i += k`: a run-time step (test_run_time_steps.py)
     "block_sums": ("yes", ""),
     "countdown": ("yes", ""),  # `i -= k`

@@ -78,6 +78,11 @@ void fill(int n, struct grid *g) {
     g->data[i] = 0.0;
 }
 
+void bound(struct grid *g, double *a) {
+  for (int i = 0; i < g->n; i++)
+    a[i] = 0.0;
+}
+
 void by_value(int n, struct box s, double *a) {
   for (int i = 0; i < 3; i++)
     a[i] = s.lo[i];
@@ -149,6 +154,15 @@ def test_what_stays_refused_names_the_field(function: str, needle: str, says: st
     assert refused and refused[0].range == range_of(REFUSED, needle)
     assert says in refused[0].message
     assert not named(list(f.remarks), "FieldsAsArrays")
+
+
+def test_a_field_as_a_bound_is_an_element_read() -> None:
+    """`i < g->n`: `g` is rows of 4 `int`s, and the bound reads one of them (said as written)."""
+    f = analyze(REFUSED).function("bound")
+    assert f is not None and not f.scops and named(list(f.remarks), "FieldsAsArrays")
+    [refused] = named(list(f.remarks), "NonAffineLoopBound")
+    assert refused.range == range_of(REFUSED, "g->n")
+    assert refused.message == "the condition of loop `i` reads the array element `g[0].n`, whose value is only known at run time"
 
 
 def test_the_c_target_accesses_the_fields_themselves(structs_file: str) -> None:

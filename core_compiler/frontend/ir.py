@@ -119,8 +119,11 @@ class Subscript:
     indices: tuple[Expr, ...]
     range: SourceRange
     base_range: SourceRange
+    field: str = ""  # `bodies[i].vx` read as `bodies[i][1]` (`struct_fields.py`): printed as written
 
     def __str__(self) -> str:
+        if self.field:
+            return self.base + "".join(f"[{i}]" for i in self.indices[:-1]) + "." + self.field
         return self.base + "".join(f"[{i}]" for i in self.indices)
 
 

@@ -568,7 +568,7 @@ class Lowerer:
             base = _unwrap(next(iter(base.get_children())))
         indices = tuple(self.expr(i) for i in use.indices) or (ir.IntLit(0, rng),)
         column = ir.IntLit(view.columns[use.field], rng)
-        return ir.Subscript(use.param, (*indices, column), rng, self.range(base))
+        return ir.Subscript(use.param, (*indices, column), rng, self.range(base), use.field)
 
     def _address_of(self, cur: ci.Cursor) -> ir.Expr | None:
         """``&a[i]`` (or ``&x``) as ``Unary("&", a[i])``, a pointer ``p`` as ``&p[0]``, else None."""

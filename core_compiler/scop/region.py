@@ -821,6 +821,13 @@ class _Walker:
             self.problem(reason, f"{what} calls `{_text(e)}`", e.range)
         elif bad.kind == "float":
             self.problem(reason, f"{what} is computed in floating point (`{_text(e)}`)", e.range)
+        elif isinstance(e, ir.OpaqueExpr) and e.reason == "StructField":  # `m->n` as a bound: the field's own words
+            self.problem(
+                e.reason,
+                f"{what} reads `{_text(e)}`, a struct field, which hexplore does not read as a size or "
+                "subscript; pass it to a function that takes it as a parameter (`int n`) and loop there",
+                e.range,
+            )
         else:
             self.problem(reason, f"{what} contains `{_text(e)}`, which is not affine", e.range)
 

@@ -118,6 +118,7 @@ def lower_cpu(scop: Scop, ast: isl.AstNode, name: str, parallel: bool = True,
         assert not parallel, "a source-order function runs sequentially"
         stack = _locals_on_stack(b, scop, scope)
     stmts = StatementLowering(scop, HOST_MATH, I64)
+    stack = stmts.hoist_layouts(b, stack)
     outliner = _Outliner(name, debug)
     marks = {PARALLEL_MARK: outliner.outline} if parallel else {}
     AstLowering(b, stmts, {**statement_table(stmts), **(users or {})}, marks, debug).lower(ast, stack)

@@ -110,10 +110,9 @@ class StatementLowering:
         """The address of ``array[idx...]`` (source subscripts) in its flat buffer."""
         lay = self.layouts[array]
         if lay.is_scalar:
-            idx = [i if lo is None else b.sub(i, lower_expr(b, lo, scope.ints, self.ity))
-                   for i, lo in zip(idx, lay.lower, strict=True)]  # fmt: skip
-            extents = [None if e is None or isinstance(e, str) else lower_expr(b, e, scope.ints, self.ity)
-                       for e in lay.extent]  # fmt: skip
+            idx = [i if lo is None else b.sub(i, self._bound(b, scope, array, "lower", d, lo))
+                   for d, (i, lo) in enumerate(zip(idx, lay.lower, strict=True))]  # fmt: skip
+            extents = self._local_extents(b, array, scope)
         else:
             extents = [None if e is None else self.affine(b, e, scope.ints) for e in lay.decl.extents]
         if any(e is None for e in extents[1:]):
@@ -126,8 +125,7 @@ class StatementLowering:
         """The number of elements in `array`'s flat buffer."""
         lay = self.layouts[array]
         if lay.is_scalar:
-            extents = [None if e is None or isinstance(e, str) else lower_expr(b, e, scope.ints, self.ity)
-                       for e in lay.extent]  # fmt: skip
+            extents = self._local_extents(b, array, scope)
         else:
             extents = [None if e is None else self.affine(b, e, scope.ints) for e in lay.decl.extents]
         count: ir.Value = ir.Constant(self.ity, 1)
@@ -136,6 +134,31 @@ class StatementLowering:
                 raise UnsupportedExpression(f"array `{array}` has a dimension of unknown size")
             count = b.mul(count, e, flags=["nsw"])
         return count
+
+    def hoist_layouts(self, b: ir.IRBuilder, scope: Scope) -> Scope:
+        """`scope` with the expanded locals' lower bounds and extents computed here, once: isl
+        expressions of the sizes, up to thousands of characters each in a register-tiled kernel,
+        that each access would otherwise lower again (gemm's CUDA translated for the CPU: 1.34
+        million lines of IR). They are ints of the scope, so outlined loops receive them too; a
+        constant or a size stays one where it is used (a constant folds there)."""
+        ints = dict(scope.ints)
+        for array, lay in self.layouts.items():
+            if not lay.is_scalar:
+                continue
+            for d, (lo, e) in enumerate(zip(lay.lower, lay.extent, strict=True)):
+                for kind, expr in (("lower", lo), ("extent", e)):
+                    if isinstance(expr, isl.AstExpr) and expr.get_type() == isl.ast_expr_type.op:
+                        ints[_hoisted(kind, array, d)] = lower_expr(b, expr, scope.ints, self.ity)
+        return replace(scope, ints=ints)
+
+    def _bound(self, b: ir.IRBuilder, scope: Scope, array: str, kind: str, d: int, e: isl.AstExpr) -> ir.Value:
+        """An expanded local's lower bound or extent: its value hoisted into `scope`, else lowered here."""
+        hoisted = scope.ints.get(_hoisted(kind, array, d))
+        return hoisted if hoisted is not None else lower_expr(b, e, scope.ints, self.ity)
+
+    def _local_extents(self, b: ir.IRBuilder, array: str, scope: Scope) -> list[ir.Value | None]:
+        return [None if e is None or isinstance(e, str) else self._bound(b, scope, array, "extent", d, e)
+                for d, e in enumerate(self.layouts[array].extent)]  # fmt: skip
 
     def affine(self, b: ir.IRBuilder, a: Affine, names: Mapping[str, ir.Value]) -> ir.Value:
         out: ir.Value = ir.Constant(self.ity, a.const)
@@ -159,6 +182,11 @@ class StatementLowering:
         # iterators are known by their C names, parameters by both theirs and isl's
         values = {isl_name(v): names[v] if v in names else names[isl_name(v)] for v in variables}
         return lower_expr(b, expr, values, self.ity)
+
+
+def _hoisted(kind: str, array: str, d: int) -> str:
+    """The scope name of an expanded local's hoisted bound, which no parameter, iterator or grid size has."""
+    return f"hx.{kind}.{array}.{d}"
 
 
 def _cast_pointer(b: ir.IRBuilder, v: ir.Value, t: ir.Type) -> ir.Value:

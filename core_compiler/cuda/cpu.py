@@ -36,7 +36,7 @@ from core_compiler.cuda import races
 from core_compiler.cuda.grid import KernelModel, model_kernel
 from core_compiler.errors import UsageError
 from core_compiler.frontend import ir
-from core_compiler.llvm.cpu_lowering import lower_cpu
+from core_compiler.llvm.cpu_lowering import CpuModule, lower_cpu
 from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype
 from core_compiler.scop.affine import Affine, isl_name
 from core_compiler.scop.model import Statement
@@ -137,7 +137,7 @@ class CpuKernel:
     def __init__(self, model: KernelModel, ast: isl.AstNode, name: str) -> None:
         self.model, self._ast, self._name = model, ast, name
         self._sizes: dict[tuple[int | None, ...], dict[str, int]] = {}
-        self.jit = jit_compile(lower_cpu(model.scop, ast, name, parallel=True))
+        self.jit = _jit(lower_cpu(model.scop, ast, name, parallel=True))
 
     @functools.cached_property
     def locals(self) -> dict[str, ArrayLayout]:
@@ -167,7 +167,8 @@ class CpuKernel:
 
     @functools.cached_property
     def sequential(self) -> JitFunction:
-        return jit_compile(lower_cpu(self.model.scop, self._ast, self._name + "_seq", parallel=False))
+        self.model.scop.ctx.reset_operations()  # lowering lays out the expanded locals again
+        return _jit(lower_cpu(self.model.scop, self._ast, self._name + "_seq", parallel=False))
 
     def __call__(self, values: Mapping[str, object], grid: Mapping[str, int], parallel: bool = True) -> float:
         """Run on `values` (the kernel's arguments by name: arrays written in place) over `grid`
@@ -178,6 +179,15 @@ class CpuKernel:
         scratch = self._scratch({**env, **{isl_name(k): v for k, v in env.items()}})
         args = {**values, **ints, **scratch}
         return jit(args)
+
+
+LIGHT_IR_LINES = 10_000  # a translation with more lines of IR is optimized lightly
+
+
+def _jit(module: CpuModule) -> JitFunction:
+    """`module` JIT-compiled; at O1 where it is big (hexplore's own register-tiled kernels, 27,000
+    lines for gemm's: O3 took minutes, and their speed on the CPU is not what they are run for)."""
+    return jit_compile(module, light=module.ir.count("\n") > LIGHT_IR_LINES)
 
 
 RUN_OPERATIONS = 40_000_000  # isl's budget for a kernel that is to run (the checks' is 4e6)
@@ -200,7 +210,10 @@ def compile_kernel(fn: ir.Function, max_operations: int = RUN_OPERATIONS) -> Cpu
                                   "on how its threads interleave, so no CPU translation reproduces it")  # fmt: skip
         stage = "scheduled in lockstep"
         km.scop.ctx.reset_operations()
-        return CpuKernel(km, build_ast(km.scop, lockstep_schedule(km)), f"hx_cuda_{fn.name}")
+        ast = build_ast(km.scop, lockstep_schedule(km))
+        stage = "laid out"  # its expanded locals' extents, for the LLVM lowering
+        km.scop.ctx.reset_operations()
+        return CpuKernel(km, ast, f"hx_cuda_{fn.name}")
     except isl.Error as e:
         raise NotTranslatable(f"the kernel `{fn.name}` is not {stage} within isl's budget of {max_operations} "
                               f"operations, so it has no CPU translation ({e})") from e  # fmt: skip

@@ -64,15 +64,15 @@ class JitFunction:
 
 
 @functools.lru_cache(maxsize=64)
-def jit_compile(module: CpuModule, library: str | None = None) -> JitFunction:
+def jit_compile(module: CpuModule, library: str | None = None, light: bool = False) -> JitFunction:
     """Optimize and compile `module`; the same module (by value) is compiled once per process,
     which spares the O3 pipeline for a size-independent kernel run at several sizes. The functions
     its opaque calls call (`CpuModule.externals`) are those of the shared `library` (the C
-    compiler's build of the original)."""
+    compiler's build of the original). `light`: `optimize`'s lighter pipeline."""
     libgomp()
     machine = host_target_machine()
     ref = parse(module.ir, machine)
-    optimize(ref, machine)
+    optimize(ref, machine, light)
     text = str(ref)
     engine = llvm.create_mcjit_compiler(ref, machine)
     _resolve(module.externals, library)

@@ -1,5 +1,6 @@
 """Arguments of calls hexplore does not see into (issue 26), beyond numbers and whole arrays: an
-address in an array (``a + i``, ``&a[i]``, ``&A[i][0]``, under a pointer cast) lets the call
+address in an array (``a + i``, ``a + i - 1``, ``&a[i]``, ``&A[i][0]``, ``A[i] + 1``, under a
+pointer cast) lets the call
 touch all of that array; ``&x`` of a local number lets it read and write ``x`` (this iteration's,
 where ``x`` is private to the iterations); a variadic function (``printf``, ``snprintf``) reads
 the numbers and string literals past its parameters, and keeps its order among the calls with
@@ -59,6 +60,13 @@ void rows(int n, int m, float A[n][m]) {
     scale_row(m, &A[i][0], 0.5f + i);
 }
 
+void row_offsets(int n, int m, float A[n][m], double *a) {
+  for (int i = 1; i < n; i++) {
+    scale_row(m - 1, A[i] + 1, 0.5f + i);
+    bump3(a + i - 1);
+  }
+}
+
 void casts(int n, double *a) {
   for (int i = 0; i < n; i++)
     stamp((void *)&a[n - 1 - i], i);
@@ -111,6 +119,15 @@ def test_an_address_in_an_array_may_touch_all_of_it() -> None:
     assert [a.array for a in elements.writes] == ["a"]
 
 
+def test_an_offset_in_a_row_or_a_sum_of_steps_is_an_address() -> None:
+    """`A[i] + 1` points to A[i][1], `a + i - 1` to a[i - 1]: all of `A` and `a`, maybe."""
+    f = analyze(ARGS).function("row_offsets")
+    assert f is not None and len(f.scops) == 1 and not named(list(f.remarks), "ImpureCall")
+    first, second = f.scops[0].scop.statements
+    assert [(a.array, [x.isl() for x in a.info.at or ()]) for a in first.writes] == [("A", ["i", "1"])]
+    assert [(a.array, [x.isl() for x in a.info.at or ()]) for a in second.writes] == [("a", ["i - 1"])]
+
+
 def test_the_address_of_a_number_is_read_and_written() -> None:
     """`addto(&s, a[i])` reads and may write `s`: the loop carries it (a chain, as `s += a[i]`)."""
     f, call = the_call("sum_by_address")
@@ -148,7 +165,7 @@ def test_the_source_order_passes_the_stack_slot(args_file: str) -> None:
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("function", ["elements", "offsets", "sum_by_address", "rows", "casts", "format_all"])
+@pytest.mark.parametrize("function", ["elements", "offsets", "sum_by_address", "rows", "row_offsets", "casts", "format_all"])
 def test_the_others_match_too(args_file: str, function: str) -> None:
     matches_everywhere(args_file, function)
 

@@ -197,7 +197,18 @@ class StatementPrinter:
         if isinstance(e, ir.Unary):
             assert info.at is not None
             return f"(&{self.element(info.array, [affine_c(a, subst) for a in info.at])})"
-        return self.expr(e, subst, {})  # `a + i`, `a`: names and counters
+        if isinstance(e, ir.Binary):  # `a + i`, `A[i] + k`: the row as a source subscript
+            lhs, rhs = (self.row_or_expr(x, subst) for x in (e.lhs, e.rhs))
+            return f"({lhs} {e.op} {rhs})"
+        return self.expr(e, subst, {})  # `a`: its name
+
+    def row_or_expr(self, e: ir.Expr, subst: dict[str, str]) -> str:
+        """A part of an address as written: a row ``A[(c0)]`` (source subscripts), a sum of them."""
+        if isinstance(e, ir.Subscript):
+            return e.base + "".join(f"[{self.expr(i, subst, {})}]" for i in e.indices)
+        if isinstance(e, ir.Binary):
+            return f"({self.row_or_expr(e.lhs, subst)} {e.op} {self.row_or_expr(e.rhs, subst)})"
+        return self.expr(e, subst, {})
 
     def access(self, info: AccessInfo, subst: dict[str, str]) -> str:
         if info.whole:  # an array (or a row `A[i]`) passed to an opaque call: its address, as in the source

@@ -477,33 +477,61 @@ class _Walker:
         return AccessInfo(arg.name, (), arg.range, arg.name, arg, whole=True)
 
     def address(self, arg: ir.Expr, call: ir.Call, ctx: _Ctx) -> AccessInfo | None:
-        """``&a[i]``, ``a + i``, ``a - 1``, ``(float *)a`` of a parameter or global array `a` at affine
-        offsets: all of `a`, maybe (C lets the callee reach any element of `a` from there); ``&x`` of
-        a scalar: `x`, maybe read and written. None (with a problem) otherwise."""
+        """``&a[i]``, ``a + i``, ``a + i - 1``, ``A[i] + k``, ``(float *)a`` of a parameter or global
+        array `a` at affine offsets: all of `a`, maybe (C lets the callee reach any element of `a`
+        from there); ``&x`` of a scalar: `x`, maybe read and written. None (with a problem) otherwise."""
         found = _address(arg)
         if isinstance(found, ir.Var) and isinstance(self.type_of(found.name, found), ir.Scalar):
             return self.scalar_address(arg, found, call, ctx)
-        at = self.offset(arg, ctx) if found is not None else None
-        if found is None or at is None:
+        target = self.target(_uncast(arg))
+        at = None if target is None else self.affine_all(target[1], ctx)
+        if target is None or at is None:
             self.not_an_array(arg, call)
             return None
-        whole = self.whole_array(found, call, ctx)
+        whole = self.whole_array(target[0], call, ctx)
         return None if whole is None else replace(whole, node=arg, text=_text(arg), at=at)
 
-    def offset(self, arg: ir.Expr, ctx: _Ctx) -> tuple[Affine, ...] | None:
-        """The subscripts of the element an address points to (``&A[i][j]``: i, j; ``A + i``: i;
-        ``A``: none), each affine without divisions, else None."""
-        while isinstance(arg, ir.Cast):
-            arg = arg.operand
-        if isinstance(arg, ir.Var):
-            return ()
-        if isinstance(arg, ir.Unary):
-            exprs = list(arg.operand.indices) if isinstance(arg.operand, ir.Subscript) else []
-        elif isinstance(arg, ir.Binary):
-            k = arg.rhs if _is_pointer(arg.lhs) else arg.lhs
-            exprs = [k if arg.op == "+" else ir.Unary("-", k, k.range)]
-        else:
+    def target(self, e: ir.Expr) -> tuple[ir.Var, list[ir.Expr]] | None:
+        """The array an address points into and the subscripts of the element it points to:
+        ``&A[i][j]``: A, (i, j); ``A[i] + k``: A, (i, k); ``a + i - 1``: a, (i - 1); ``a``: a, ()."""
+        if isinstance(e, ir.Unary) and e.op == "&" and isinstance(e.operand, ir.Subscript):
+            return ir.Var(e.operand.base, e.operand.base_range), list(e.operand.indices)
+        if isinstance(e, ir.Unary) and e.op == "&" and isinstance(e.operand, ir.Var):
+            return e.operand, []
+        found = self.stepped(e)
+        if found is None:
             return None
+        base, fixed, last = found
+        return base, fixed + ([] if last is None else [last])
+
+    def stepped(self, e: ir.Expr) -> tuple[ir.Var, list[ir.Expr], ir.Expr | None] | None:
+        """An array (``a``), a row (``A[i]``) or either plus or minus integers (``a + i - 1``): the
+        array, the row's subscripts and the sum of the steps (None: no step). A cast inside is
+        refused: it changes the unit of the steps (``(char *)a + 8``)."""
+        if _is_pointer(e):
+            return e, [], None  # type: ignore[return-value]
+        if self.is_row(e):
+            assert isinstance(e, ir.Subscript)
+            return ir.Var(e.base, e.base_range), list(e.indices), None
+        if not isinstance(e, ir.Binary) or e.op not in ("+", "-"):
+            return None
+        for pointer, k in ((e.lhs, e.rhs), (e.rhs, e.lhs)) if e.op == "+" else ((e.lhs, e.rhs),):
+            found = self.stepped(pointer)
+            if found is not None:
+                base, fixed, last = found
+                step = k if e.op == "+" else ir.Unary("-", k, k.range)
+                return base, fixed, step if last is None else ir.Binary("+", last, step, e.range)
+        return None
+
+    def is_row(self, e: ir.Expr) -> bool:
+        """``A[i]`` of a parameter or global ``double A[n][m]``: a pointer to its row."""
+        typ = self.type_of(e.base) if isinstance(e, ir.Subscript) else None
+        if not isinstance(e, ir.Subscript) or self.function.param(e.base) is None or not isinstance(typ, ir.Array):
+            return False
+        return len(e.indices) < len(self.extents(typ))
+
+    def affine_all(self, exprs: list[ir.Expr], ctx: _Ctx) -> tuple[Affine, ...] | None:
+        """`exprs` as affine forms without divisions, else None."""
         found = [affine(e, self.allowed(ctx)) for e in exprs]  # type: ignore[arg-type]
         if any(isinstance(a, NotAffine) or a.atoms for a in found):
             return None
@@ -939,11 +967,17 @@ def _address_of_var(e: ir.Expr) -> str:
     return e.operand.name if isinstance(e, ir.Unary) and e.op == "&" and isinstance(e.operand, ir.Var) else ""
 
 
-def _address(arg: ir.Expr) -> ir.Var | None:
-    """The variable an address argument points into: ``a`` of ``&a[i]``, ``a + i``, ``i + a``,
-    ``a - 1``, ``(float *)a``; ``x`` of ``&x``; else None."""
+def _uncast(arg: ir.Expr) -> ir.Expr:
+    """`arg` without the pointer casts around it (``(void *)&a[i]``: ``&a[i]``)."""
     while isinstance(arg, ir.Cast) and isinstance(arg.type, ir.Pointer):
         arg = arg.operand
+    return arg
+
+
+def _address(arg: ir.Expr) -> ir.Var | None:
+    """The variable an address argument points into: ``a`` of ``&a[i]``, ``a + i``, ``i + a``,
+    ``a + i - 1``, ``(float *)a``; ``x`` of ``&x``; else None."""
+    arg = _uncast(arg)
     if isinstance(arg, ir.Var):
         return arg
     if isinstance(arg, ir.Unary) and arg.op == "&":
@@ -951,10 +985,15 @@ def _address(arg: ir.Expr) -> ir.Var | None:
         if isinstance(inner, ir.Subscript):
             return ir.Var(inner.base, inner.base_range)
         return inner if isinstance(inner, ir.Var) else None
-    if isinstance(arg, ir.Binary) and arg.op in ("+", "-"):  # the pointer named, uncast: steps of its elements
-        if _is_pointer(arg.lhs):
-            return arg.lhs  # type: ignore[return-value]
-        return arg.rhs if arg.op == "+" and _is_pointer(arg.rhs) else None  # type: ignore[return-value]
+    return _stepped_pointer(arg)
+
+
+def _stepped_pointer(e: ir.Expr) -> ir.Var | None:
+    """The pointer variable of ``a + i``, ``(a + i) - 1`` (uncast: steps of its elements), else None."""
+    if _is_pointer(e):
+        return e  # type: ignore[return-value]
+    if isinstance(e, ir.Binary) and e.op in ("+", "-"):
+        return _stepped_pointer(e.lhs) or (_stepped_pointer(e.rhs) if e.op == "+" else None)
     return None
 
 

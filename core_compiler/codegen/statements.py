@@ -56,14 +56,27 @@ def array_layouts(scop: Scop, own: frozenset[str] = frozenset()) -> dict[str, Ar
         if len(a.extents) and box.is_empty():  # nothing touches it at these sizes: one element
             lo, ext = [None] * len(a.extents), ["1"] * len(a.extents)
         elif len(a.extents):
-            whole = isl.Set.from_union_set(box).coalesce()  # the bounds of each piece, not a hull:
-            # a scalar private to `i` in one nest and to `j` in another touches [0, w) and [0, h)
+            whole = _touched(isl.Set.from_union_set(box))
             for d in range(len(a.extents)):
                 mn, mx = whole.dim_min(d).coalesce(), whole.dim_max(d).coalesce()
                 lo.append(build.expr_from_pw_aff(mn))
                 ext.append(build.expr_from_pw_aff(mx.sub(mn).add_constant_val(isl.Val.one(scop.ctx))))
         out[a.name] = ArrayLayout(a, tuple(lo), tuple(ext))
     return out
+
+
+HULL_PIECES = 64  # a local touched in more pieces is bounded by their hull
+
+
+def _touched(whole: isl.Set) -> isl.Set:
+    """The elements of an expanded local to lay out: the bounds of each piece, not a hull (a
+    scalar private to `i` in one nest and to `j` in another touches [0, w) and [0, h)), except
+    where there are more than `HULL_PIECES` pieces: their simple hull, a superset, so a safe
+    layout (syrk's register-tiled CUDA translated for the CPU: 187 pieces, whose exact bounds ran
+    out of 4e7 of isl's operations after 29 s; the hull's take 0.06 s)."""
+    if whole.n_basic_set() > HULL_PIECES:
+        return isl.Set.from_basic_set(whole.simple_hull())
+    return whole.coalesce()
 
 
 def own_local_arrays(scop: Scop) -> frozenset[str]:

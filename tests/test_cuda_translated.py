@@ -61,6 +61,9 @@ NOT_RUN = {
     # kernel7, whose shared tile is indexed from a MAX: the extents of its expanded locals (coalesced
     # when the translation lays them out)
     "gramschmidt": "is not scheduled in lockstep within isl's budget",
+    # kernel6's shared_R is touched in 8 pieces, too few for the hull, and the exact bound of its
+    # last dimension is a piecewise form of 535,402 characters (50 s of isl's; the hull's 0.24 s)
+    "pb:gramschmidt": "is not laid out within isl's budget",
     # the double-buffered copy loop declares `int c2` inside the loop over `c2` (shadowing, legal C):
     # the kernel model reads it as the outer counter assigned in its body
     "trmm": "the loop counter `c2` is changed inside the loop body",

@@ -71,6 +71,13 @@ def _reads(block: tuple[ir.Stmt, ...], names: set[str]) -> list[ir.Var]:
     return out
 
 
+def _opaque_call(s: ir.Stmt) -> bool:
+    """A call of a function hexplore does not see, as a statement of its own outside any loop
+    (`scale(n, &C[0][0]);` between two nests): in a region it would only keep the region's nests
+    on the CPU (`HostCall`), and beside it it runs in the same order."""
+    return isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call) and s.expr.signature is not None
+
+
 def _has_loop(s: ir.Stmt) -> bool:
     if isinstance(s, ir.For | ir.OtherLoop):
         return True
@@ -92,6 +99,10 @@ class _Scanner:
                 symbols[s.name] = s.type
                 if _is_allocation(s.init):
                     self.fresh.add(s.name)
+            if _opaque_call(s):  # between the nests, host code: each nest may still go to the GPU
+                self.flush(run, symbols)
+                run = []
+                continue
             result = check_region(self.function, (s,), symbols, frozenset(self.fresh))
             late = _counter_read_later(self.function, s)
             if late is not None:

@@ -102,7 +102,7 @@ def test_matvec_double_buffered_matches_on_pocl(params: dict[str, int]) -> None:
     assert result.ok, result.comparison.report()
 
 
-@pytest.mark.slow
+@pytest.mark.long  # `make test` runs gemm's double-buffered CUDA through the shim at 37 (test_cuda_cpu.py)
 def test_gemm_cuda_with_asynchronous_copies_matches_on_the_cpu() -> None:
     """hexplore's CUDA C through the CPU shim, whose cp.async lands each copy only at the wait:
     a copy read before its wait, or never waited for, fails here."""

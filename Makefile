@@ -40,7 +40,8 @@ pytest: $(STAMP)
 # differential, runtime, LLVM-variant, LSP and TUI end-to-end tests), per-pass tests and goldens
 # included (the heaviest back-end goldens run in `make test` only): 116 s on a clean clone with two
 # idle cores (2026-11-26, cb9b988: 651 tests, 210 s of CPU; mypy's cache warm). `make test` took
-# 927 s there (pytest 13:46), just over CI's 15-minute goal.
+# 927 s there (pytest 13:46), and 908 s at 32ecf42 (pytest 13:38, 1515 tests, 1540 s of CPU), at
+# CI's 15-minute goal.
 # mypy stays in: ~2 s with its cache warm (~20 s of CPU cold).
 test-fast: $(STAMP) lint typecheck
 	$(BIN)/pytest -q -n 2 $(DIST) -m "not slow"

@@ -24,18 +24,13 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
+from lsp.early import units
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 MAX_EDITS = 20_000  # kept per document; older revisions then map nothing
 
 Pos = tuple[int, int]
 
-
-def units(s: str, encoding: str) -> int:
-    if encoding == "utf-8":
-        return len(s.encode("utf-8"))
-    if encoding == "utf-32":
-        return len(s)
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
 
 
 @dataclass(frozen=True)

@@ -126,3 +126,28 @@ def test_cuda_compiles(function: str, tmp_path: Path) -> None:
     fa = analyze_file(str(tmp_path / "terms.c"), SOURCE, only=function)
     result = compile_file(fa, "cuda", always_offload=True)
     nvcc_compiles(result.files, tmp_path)
+
+
+LOW_BITS = """
+void wrap8(int n, double a[8], double b[n]) {
+  for (int i = 0; i < n; i++)
+    b[i] = a[i & 7] + a[(i + 3) & 7];
+}
+void signed8(int n, double a[8], double b[n]) {
+  for (int i = -n; i < n; i++)
+    b[i + n] = a[i & 7];
+}
+"""
+
+
+def test_low_bits_are_a_modulo_where_the_value_is_not_negative(tmp_path: Path) -> None:
+    """``e & (2^k - 1)`` is ``e mod 2^k`` (CUDA's `lane = i & 31`, a double-buffered copy's
+    ``(T / 16) & 1``); printed as ``%``, which is C's value only where `e >= 0`: elsewhere refused."""
+    fa = analyze(LOW_BITS)
+    wrap8, signed8 = fa.function("wrap8"), fa.function("signed8")
+    assert wrap8 is not None and len(wrap8.scops) == 1
+    assert signed8 is not None and not signed8.scops and "NegativeDivision" in {r.name for r in signed8.remarks}
+    path = tmp_path / "low_bits.c"
+    path.write_text(LOW_BITS)
+    for n in (37, 1, 0):
+        assert check_c(str(path), "wrap8", {"n": n}).ok, n

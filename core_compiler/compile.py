@@ -36,8 +36,6 @@ from core_compiler.transform.gpu_remarks import mapping_remarks
 from core_compiler.transform.profitability import decide
 from core_compiler.transform.schedule import schedule_gave_up
 
-TARGETS = ("cuda", "opencl", "c")
-
 
 @dataclass(frozen=True)
 class CompileResult:

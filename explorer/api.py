@@ -48,7 +48,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file
-    from core_compiler.compile import TARGETS, compile_file
+    from core_compiler.choices import (
+        DEFAULT_SIZE,
+        DEVICES,
+        TARGETS,
+    )
+    from core_compiler.compile import compile_file
     from core_compiler.errors import HexploreError, UsageError
     from core_compiler.frontend import ParseOptions
     from core_compiler.passes import PassRecord
@@ -63,8 +68,6 @@ if TYPE_CHECKING:
     from core_compiler.report import FORMATS, remark_text, render_report
     from core_compiler.runtime.footprint import default_sizes
     from core_compiler.runtime.run import (
-        DEFAULT_SIZE,
-        DEVICES,
         NOT_CHECKABLE,
         cuda_unavailable,
         run_function,
@@ -83,7 +86,8 @@ if TYPE_CHECKING:
 # Each name and the module it comes from.
 _HOMES = {
     "core_compiler.analysis": ("FileAnalysis", "FunctionAnalysis", "analyze_file"),
-    "core_compiler.compile": ("TARGETS", "compile_file"),
+    "core_compiler.choices": ("DEFAULT_MAX_SHARED_BYTES", "DEFAULT_SIZE", "DEVICES", "REPORT_FORMATS", "TARGETS", "TUNE_TARGETS"),
+    "core_compiler.compile": ("compile_file",),
     "core_compiler.errors": ("HexploreError", "UsageError"),
     "core_compiler.frontend": ("ParseOptions",),
     "core_compiler.passes": ("PassRecord",),
@@ -91,7 +95,7 @@ _HOMES = {
     "core_compiler.remarks": ("Remark", "RemarkKind"),
     "core_compiler.report": ("FORMATS", "remark_text", "render_report"),
     "core_compiler.runtime.footprint": ("default_sizes",),
-    "core_compiler.runtime.run": ("DEFAULT_SIZE", "DEVICES", "NOT_CHECKABLE", "cuda_unavailable", "run_function"),
+    "core_compiler.runtime.run": ("NOT_CHECKABLE", "cuda_unavailable", "run_function"),
     "core_compiler.source": ("SourceRange",),
     "core_compiler.source_map": ("MappedLine", "SourceMap", "join_mapped"),
     "core_compiler.transform.interchange": ("Interchange", "header_edits", "interchange", "source_text"),

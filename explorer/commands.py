@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from core_compiler.analysis import FileAnalysis, FunctionAnalysis, analyze_file, iter_analyze_file
+from core_compiler.choices import TUNE_TARGETS
 from core_compiler.codegen.c import COptions
 from core_compiler.codegen.cuda import generate_cuda
 from core_compiler.compile import CompileResult, compile_file
@@ -147,7 +148,7 @@ def _cost_text(gpu: GpuProgram, sizes: Mapping[str, int], registers: bool) -> st
 class CompileSettings:
     """`hexplore compile`'s options as the command line gives them, with its defaults."""
 
-    target: str = "cuda"  # one of `core_compiler.compile.TARGETS`
+    target: str = "cuda"  # one of `core_compiler.choices.TARGETS`
     tile_size: int = 32
     sizes: str | None = None  # PPCG syntax: "{kernel[0]->tile[32,32];kernel[0]->block[32,8]}"
     always_offload: bool = False  # GPU code even where the profitability model says CPU
@@ -266,7 +267,6 @@ def _with_tuned(config: TunedConfig, mapping: MappingOptions, c_options: COption
 # ------------------------------------------------------------------------------- tune
 
 
-TUNE_TARGETS = ("cpu", "opencl")
 
 
 @dataclass(frozen=True)

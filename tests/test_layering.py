@@ -132,3 +132,19 @@ def test_the_glue_check_sees_calls_and_imports() -> None:
         "tests/test_x.py:2: compute_gpu_schedule outside core_compiler/pipeline.py",
     ]
     assert glue_violations("core_compiler/pipeline.py", source) == []
+
+
+def test_the_command_line_is_read_before_the_compiler_loads() -> None:
+    """`hexplore --help` and a usage error answer without islpy, numpy or pyopencl (1.3 s of
+    imports before `tui/subcommands.py` split from `tui/cli.py`); the choices they offer are the
+    compiler's own (`core_compiler/choices.py`)."""
+    import subprocess
+    import sys
+
+    probe = "import sys, tui.cli; print(sorted(m for m in ('islpy', 'numpy', 'pyopencl', 'llvmlite') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stdout
+    from core_compiler.choices import REPORT_FORMATS
+    from core_compiler.report import FORMATS
+
+    assert tuple(sorted(FORMATS)) == REPORT_FORMATS

@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core_compiler.choices import DEFAULT_SIZE, DEVICES
 from core_compiler.errors import NotCheckable, UsageError
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.runtime.budget import TimeLimit
@@ -57,9 +58,7 @@ if TYPE_CHECKING:
     from core_compiler.runtime.cpu_variants import LlvmCpuResult
     from core_compiler.runtime.device import DeviceRuntime
 
-DEVICES = ("cpu", "opencl", "cuda")
 DEFAULT_DEVICE = "cpu"
-DEFAULT_SIZE = 64  # every size parameter not given, halved by `default_params` until the loops fit
 DEFAULT_TIMEOUT_S = 120.0  # per run
 MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: longer is a mistake (and past what the OS waits for)
 MIN_MEMORY_LIMIT = 4 << 30  # the worker's interpreter, LLVM and PoCL reserve ~1 GiB of address space

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from core_compiler.choices import DEFAULT_MAX_SHARED_BYTES
 from core_compiler.scop.model import Scop
 from core_compiler.scop.region import ArrayDecl
 from core_compiler.transform.names import PLAIN, Names
@@ -34,7 +35,6 @@ BOX_OPERATIONS = 1_000_000
 """isl operations the box around a tile's footprint may take (else the array stays in global
 memory): a footprint with existentially quantified variables took isl 70 s to exhaust the
 kernel's 4e6 (fuzzer seed 390: `x[jj % 2][j / 3]` in a nest under `n % 7`)."""
-DEFAULT_MAX_SHARED_BYTES = 48 * 1024  # what every CUDA GPU since Kepler gives a block by default
 ELEM_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2, "unsigned": 4}
 
 

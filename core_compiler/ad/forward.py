@@ -12,7 +12,7 @@ before storing, so ``d_A[i][j] = (d_A[i-1][j] + d_A[i][j]) / 2.0`` is right in p
 
 from __future__ import annotations
 
-from core_compiler.ad.cprint import ZERO, add, is_const, mul
+from core_compiler.ad.cprint import ZERO, add, is_const, mul, select
 from core_compiler.ad.emit import (
     Context,
     Leaf,
@@ -64,8 +64,21 @@ def _tangent(ctx: Context, e: ir.Expr, node: ir.Assign | ir.Decl) -> ir.Expr:
         )
     total: ir.Expr = ZERO
     for leaf, p in pairs:
-        total = add(total, mul(p, ctx.shadow(leaf)))
+        total = add(total, _guarded(mul(p, ctx.shadow(leaf))))
     return total
+
+
+def _guarded(e: ir.Expr) -> ir.Expr:
+    """`e` with each product by a `?:` one side of which is zero made a `?:` of the product:
+    ``(i > 0 ? 1.0 : 0.0) * x[i] * d_x[i - 1]`` read ``d_x[-1]`` at i = 0, and zero times what
+    lies there is NaN where that is NaN; C evaluates only the side a `?:` selects."""
+    if not (isinstance(e, ir.Binary) and e.op == "*"):
+        return e
+    a, b = _guarded(e.lhs), _guarded(e.rhs)
+    for t, other in ((a, b), (b, a)):
+        if isinstance(t, ir.Ternary) and (is_const(t.then, 0) or is_const(t.other, 0)):
+            return select(t.cond, _guarded(mul(t.then, other)), _guarded(mul(t.other, other)))
+    return mul(a, b)
 
 
 def _leaves(e: ir.Expr) -> list[Leaf]:

@@ -142,3 +142,13 @@ def test_api_scalar_parameter_gradient() -> None:
     g = grad(k, ("alpha", "A"), "C")(args)
     assert g["alpha"] == pytest.approx(float((A @ B).sum()))
     np.testing.assert_allclose(g["A"], 1.5 * np.ones((3, 4)) @ B.T, rtol=1e-12)
+
+
+def test_forward_mode_reads_only_what_the_selected_side_reads() -> None:
+    """`y[i] = i > 0 ? x[i] * x[i - 1] : 2.0 * x[i]`: the tangent was
+    ``(i > 0 ? 1.0 : 0.0) * x[i] * d_x[i - 1] + …``, which at i = 0 reads ``d_x[-1]`` and ``x[-1]``
+    and is NaN where those are (a gradient check failed now and then in `make test`). Each product
+    by such a factor is now under the `?:`."""
+    source = differentiate(str(OWN / "both_sides.c"), "both_sides", ("x",), mode="forward").source
+    assert "(i > 0 ? x[i] * d_x[i - 1] : 0.0)" in source
+    assert "? 1.0 : 0.0) *" not in source and "? 0.0 : 1.0) *" not in source

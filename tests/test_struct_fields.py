@@ -216,8 +216,9 @@ def test_cuda_on_the_runtime_shim_matches(structs_file: str, function: str) -> N
     run on tests/cuda_cpu's shim of the CUDA runtime, against the original."""
     from tests.cuda_cpu import harness
 
-    if harness.unavailable():
-        pytest.skip(str(harness.unavailable()))
+    why = harness.unavailable()
+    if why:
+        pytest.skip(f"the CUDA CPU shim cannot build here: {why}")
     for n in (37, 1, 0):
         result = harness.check_cuda_cpu(structs_file, function, {"n": n})
         assert result.ok, f"n={n}"

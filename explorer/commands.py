@@ -447,7 +447,7 @@ def run_text(r: RunReport) -> str:
     runs = f", fastest of {r.runs} runs" if r.runs > 1 else ""
     return (
         f"{r.function} on {r.device} ({params}{runs})\n"
-        f"  reference (C compiler)  {r.reference_s * 1e3:10.3f} ms\n"
+        f"  original (cc -O2)       {r.reference_s * 1e3:10.3f} ms\n"
         f"  hexplore                {r.optimized_s * 1e3:10.3f} ms   speedup {r.speedup:.2f}x\n"
         f"  {transfer_text(r)}\n"
         f"  {verdict} (max abs error {r.max_abs_error:.3g})"

@@ -83,7 +83,12 @@ def _parser() -> argparse.ArgumentParser:
     tui = sub.add_parser("tui", help="the terminal UI (the text report when stdout is not a terminal)")
     _common(tui)
     _grad_parser(sub)
-    run = sub.add_parser("run", help="run the original and the optimized code, compare and time them")
+    run = sub.add_parser(
+        "run", help="run the original and the optimized code, compare and time them",
+        description="Run the original function and hexplore's code on the same inputs, compare the results and "
+        "time both. The original is built with `cc -O2` (no -march: GCC 12 vectorizes there only loops that need "
+        "no run-time checks), the baseline the speedup is against.",
+    )
     _common(run)
     run.add_argument("--device", choices=DEVICES, default="cpu")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help=f"a size parameter (default {DEFAULT_SIZE} each, halved while the loops would run past an array of fixed size)")

@@ -26,7 +26,7 @@ def times(r: RunReport) -> tuple[tuple[str, float], ...]:
     """Reference first, optimized last; none when the run did not complete."""
     if not r.completed:
         return ()
-    return (("reference (cc)", r.reference_s), (_OPTIMIZED.get(r.device, "hexplore"), r.optimized_s))
+    return (("original (cc -O2)", r.reference_s), (_OPTIMIZED.get(r.device, "hexplore"), r.optimized_s))
 
 
 def summary(r: RunReport, show_times: bool = True) -> str:
@@ -38,7 +38,7 @@ def summary(r: RunReport, show_times: bool = True) -> str:
     for label, seconds in times(r):
         lines.append(f"  {label:<20} {_ms(seconds) if show_times else '– ms'}")
     if r.optimized_s > 0:
-        lines.append(f"  speedup vs reference: {f'{r.speedup:.2f}x' if show_times else '–'}")
+        lines.append(f"  speedup vs original: {f'{r.speedup:.2f}x' if show_times else '–'}")
     moved = "none (host memory)" if r.device == "cpu" else f"{r.bytes_transferred:,} bytes"
     lines.append(f"  transferred: {moved}")
     error = f" (max abs error {r.max_abs_error:.3g})" if show_times else " (max abs error –)"

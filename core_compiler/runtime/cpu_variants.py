@@ -765,7 +765,8 @@ def _choice_remark(case: CpuCase, chosen: str, seconds: Mapping[str, float]) -> 
         return None
     scop = case.analysis.scop
     sizes = ", ".join(f"{k}={v}" for k, v in case.ints.items())
-    times = ", ".join(f"{v} {_duration(t)}" for v, t in seconds.items())
+    unit = _unit(max(seconds.values()))
+    times = ", ".join(f"{v} {_duration(t, unit)}" for v, t in seconds.items())
     message = (
         f"the tiled loops were not the fastest on this machine ({times}"
         f"{' at ' + sizes if sizes else ''}), so hexplore runs {_WHAT[chosen]}"
@@ -776,19 +777,29 @@ def _choice_remark(case: CpuCase, chosen: str, seconds: Mapping[str, float]) -> 
 
 def _one_thread_remark(case: CpuCase, threads: int, parallel_s: float, alone_s: float) -> Remark:
     scop = case.analysis.scop
+    unit = _unit(max(parallel_s, alone_s))
     message = (
-        f"the parallel loops were slower on {threads} threads ({_duration(parallel_s)}) than on one "
-        f"({_duration(alone_s)}): each runs too briefly to pay for waking the other threads, so "
+        f"the parallel loops were slower on {threads} threads ({_duration(parallel_s, unit)}) than on one "
+        f"({_duration(alone_s, unit)}): each runs too briefly to pay for waking the other threads, so "
         "hexplore runs them on one"
     )
     args = {"threads": threads, "parallel seconds": parallel_s, "one thread seconds": alone_s}
     return Remark(RemarkKind.MISSED, "cpu-run", "ParallelNotFaster", message, scop.range, scop.function, args)
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.0f} µs"
-    return f"{seconds * 1e3:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6))
+
+
+def _unit(seconds: float) -> tuple[str, float]:
+    """The unit a time (the largest of a list, so that the list reads in one unit) is said in."""
+    return next((u for u in _UNITS if seconds >= u[1]), _UNITS[-1])
+
+
+def _duration(seconds: float, unit: tuple[str, float] | None = None) -> str:
+    """``1.25 s``, ``47.1 ms``, ``0.168 ms`` (in `unit` where given), ``12 µs``: three digits."""
+    name, scale = unit or _unit(seconds)
+    value = seconds / scale
+    return f"{value:.3g} {name}" if value < 1000 else f"{value:.0f} {name}"
 
 
 def run_jit(jit: JitFunction, case: CpuCase) -> tuple[dict[str, np.ndarray], float]:

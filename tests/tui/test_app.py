@@ -189,9 +189,9 @@ async def test_run_on_cpu_shows_correct_verdict_times_and_chart(monkeypatch: pyt
         assert app.last_run.device == "cpu"
         out = static_text(app, "#run-output")
         assert "verdict: match  (CPU (LLVM JIT); n=8)" in out
-        for label in ("reference (cc)", "hexplore (LLVM)"):
+        for label in ("original (cc -O2)", "hexplore (LLVM)"):
             assert label in out and " ms" in out.split(label)[1].splitlines()[0]
-        assert "speedup vs reference: " in out and "transferred: none (host memory)" in out
+        assert "speedup vs original: " in out and "transferred: none (host memory)" in out
         assert app.query_one("#tabs", TabbedContent).active == "passes"  # the run did not pull focus back
         assert app.query_one("#run-chart").display
         assert not app.query_one("#run-progress").display

@@ -29,6 +29,7 @@ from core_compiler.frontend import (
     pointers,
     run_time_steps,
     running_counters,
+    shadowing,
     struct_fields,
     void_helpers,
     while_loops,
@@ -79,6 +80,7 @@ class Lowerer:
         self._views = struct_fields.Views({}, {})  # the function's arrays of structs read as rows
         self._is_cuda = path.endswith((".cu", ".cuh"))
         self._launches: dict[str, tuple[ir.Launch, ...]] | None = None  # by kernel, found when needed
+        self._renamed: dict[int, str] = {}  # declarations that shadow an outer name (`shadowing.py`)
 
     # ------------------------------------------------------------------------------ entry
 
@@ -91,8 +93,10 @@ class Lowerer:
         body_cur = next((c for c in cur.get_children() if c.kind == K.COMPOUND_STMT), None)
         self._aliases, self._aliasable, self._body, self._notes, self._globals = {}, None, body_cur, [], {}
         self._views = struct_fields.Views({}, {})
+        self._renamed = {}
         body: tuple[ir.Stmt, ...] = ()
         if body_cur is not None:
+            self._renamed = shadowing.shadowing_names(body_cur, (p.name for p in params))
             self._views = struct_fields.views(body_cur, param_curs, lambda c: self.slice(self.range(c)))
             params = self._viewed(params)
             body, assumed = early_return.guards_as_conditions(self.block(body_cur))
@@ -316,7 +320,7 @@ class Lowerer:
         init = next((c for c in cur.get_children() if is_initializer(cur, c)), None)
         init_ir = self.expr(init) if init is not None else None
         shared = self._is_cuda and any(c.kind == K.CUDASHARED_ATTR for c in cur.get_children())
-        return ir.Decl(cur.spelling, self.type(cur.type, cur), init_ir, self.range(cur), shared)
+        return ir.Decl(self.name(cur), self.type(cur.type, cur), init_ir, self.range(cur), shared)
 
     def expr_stmt(self, cur: ci.Cursor) -> ir.Stmt:
         cur = _unwrap(cur)
@@ -408,13 +412,13 @@ class Lowerer:
             if len(decls) != 1 or not is_integer(decls[0].type):
                 return (None, None, True)
             init = next((c for c in decls[0].get_children() if c.kind.is_expression()), None)
-            return (decls[0].spelling, self.expr(init) if init else None, True)
+            return (self.name(decls[0]), self.expr(init) if init else None, True)
         init_c = _unwrap(init_c)
         if init_c.kind == K.BINARY_OPERATOR and binary_operator(init_c) == "=":
             lhs, rhs = init_c.get_children()
             lhs = _unwrap(lhs)
             if lhs.kind == K.DECL_REF_EXPR and is_integer(lhs.type):
-                return (lhs.spelling, self.expr(rhs), False)
+                return (self.name(lhs), self.expr(rhs), False)
         return (None, None, False)
 
     def _for_header(
@@ -424,7 +428,7 @@ class Lowerer:
         or an operator other than ``+=``/``-=`` (``s >>= 1``, ``k += blockDim.x``), else None."""
         inc_c = _unwrap(inc_c)
         children = list(inc_c.get_children())
-        if inc_c.kind != K.COMPOUND_ASSIGNMENT_OPERATOR or len(children) != 2 or _ref_name(children[0]) != var:
+        if inc_c.kind != K.COMPOUND_ASSIGNMENT_OPERATOR or len(children) != 2 or self._ref_name(children[0]) != var:
             return None
         op = binary_operator(inc_c)
         if op not in ("+=", "-=", "*=", "/=", "<<=", ">>="):
@@ -434,7 +438,7 @@ class Lowerer:
     def _for_step(self, inc_c: ci.Cursor, var: str) -> int | None:
         inc_c = _unwrap(inc_c)
         children = list(inc_c.get_children())
-        if not children or _ref_name(children[0]) != var:
+        if not children or self._ref_name(children[0]) != var:
             return None
         if inc_c.kind == K.UNARY_OPERATOR:
             op = unary_operator(inc_c)
@@ -478,7 +482,7 @@ class Lowerer:
                 return ir.IntLit(ref.enum_value, rng)
             if is_global(cur):
                 self._use_global(cur.referenced)
-            return ir.Var(cur.spelling, rng, ctype(cur.type, []))
+            return ir.Var(self.name(cur), rng, ctype(cur.type, []))
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
             return self.subscript(cur, rng)
         if kind == K.BINARY_OPERATOR:
@@ -576,7 +580,7 @@ class Lowerer:
         children = list(cur.get_children())
         if cur.kind == K.DECL_REF_EXPR and cur.type.kind == T.POINTER:
             rng = self.range(cur)
-            return ir.Unary("&", ir.Subscript(cur.spelling, (ir.IntLit(0, rng),), rng, rng), rng)
+            return ir.Unary("&", ir.Subscript(self.name(cur), (ir.IntLit(0, rng),), rng, rng), rng)
         if cur.kind != K.UNARY_OPERATOR or unary_operator(cur) != "&" or len(children) != 1:
             return None
         element = self.expr(children[0])
@@ -598,7 +602,7 @@ class Lowerer:
         if node.kind == K.DECL_REF_EXPR and is_global(node):
             self._use_global(node.referenced)
         if node.kind == K.DECL_REF_EXPR:
-            return ir.Subscript(node.spelling, tuple(indices), rng, self.range(node))
+            return ir.Subscript(self.name(node), tuple(indices), rng, self.range(node))
         if node.kind == K.MEMBER_REF_EXPR:  # `p->x[i]`, `s.a[i][j]`: an array or pointer field
             field = self.member(node, self.range(node))
             if isinstance(field, ir.OpaqueExpr):
@@ -619,7 +623,7 @@ class Lowerer:
             alias = self._alias(base)
             if alias is not None:
                 return alias.element(ir.IntLit(0, rng), rng, self.range(base))
-            return ir.Subscript(base.spelling, (ir.IntLit(0, rng),), rng, self.range(base))
+            return ir.Subscript(self.name(base), (ir.IntLit(0, rng),), rng, self.range(base))
         if op == "*":
             return self.opaque(cur, "PointerArithmetic", "a pointer dereference (`*p`)")
         if op == "&":
@@ -635,6 +639,16 @@ class Lowerer:
         if isinstance(val, int):  # sizeof, alignof
             return ir.IntLit(val, rng)
         return self.opaque(cur, "UnsupportedExpression", f"the operator `{op}` is not supported")
+
+    def name(self, cur: ci.Cursor) -> str:
+        """The IR's name of the variable that the declaration or reference `cur` names: its
+        spelling, or a name of its own where it shadows an outer one (`shadowing.py`)."""
+        decl = cur.referenced if cur.kind == K.DECL_REF_EXPR else cur
+        return self._renamed.get(decl.hash, cur.spelling) if self._renamed and decl is not None else cur.spelling
+
+    def _ref_name(self, cur: ci.Cursor) -> str | None:
+        cur = _unwrap(cur)
+        return self.name(cur) if cur.kind == K.DECL_REF_EXPR else None
 
     def _alias(self, ref: ci.Cursor) -> pointers.Alias | None:
         if ref.kind != K.DECL_REF_EXPR or ref.referenced is None:

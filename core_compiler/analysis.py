@@ -23,6 +23,7 @@ from core_compiler.scop.detect import Detection, assumption_remarks, detect_scop
 from core_compiler.scop.model import Scop, build_model, modulo_out_of_range, negative_division
 from core_compiler.scop.region import RegionInfo
 from core_compiler.source import SourceRange
+from core_compiler.transform.directives import unplaced
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,9 @@ class DetectScops:
     def run(self, fn: ir.Function) -> tuple[Detection, list[Remark]]:
         detection = detect_scops(fn)
         notes = [analysis("frontend", n.name, n.message, n.range, fn.name) for n in fn.notes]
-        return detection, [*detection.remarks, *notes]
+        bad = [missed("frontend", "MalformedDirective", p.message, p.range, fn.name) for p in fn.bad_directives]
+        unused = unplaced(fn, [r.loops for r in detection.regions]) if fn.directives else []
+        return detection, [*detection.remarks, *notes, *bad, *unused]
 
     def render(self, detection: Detection) -> str:
         return render.regions(detection.regions)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core_compiler.analysis import FileAnalysis, FunctionAnalysis, ScopAnalysis
@@ -27,13 +27,22 @@ from core_compiler.codegen.host_calls import (
     takes_whole,
     whole_function,
 )
+from core_compiler.frontend.ir import Directive
 from core_compiler.passes import Trace
 from core_compiler.pipeline import CudaCodegen, GpuOptions, OpenclCodegen, ScopUnit, run_passes
 from core_compiler.remarks import Remark, missed, passed
 from core_compiler.source_map import SourceMap
+from core_compiler.transform.directives import (
+    directed_sizes,
+    gpu_refusal,
+    kept_by,
+    nest_directive,
+    no_parallel_loop,
+    offloaded_by,
+)
 from core_compiler.transform.gpu_cost import offload_decision
 from core_compiler.transform.gpu_remarks import mapping_remarks
-from core_compiler.transform.profitability import decide
+from core_compiler.transform.profitability import Profitability, decide
 from core_compiler.transform.schedule import schedule_gave_up
 
 
@@ -116,12 +125,12 @@ def _compile_scop(
         out.remarks.append(problem)
         return
     name = f"{out.stem}_{f.function.name}" + (f"_{sa.scop.index}" if sa.scop.index else "")
-    worth, mapped = decide(sa.scop), None
-    if worth.decision != "cpu":  # enough work: the cost model weighs the GPU code against the CPU
-        mapped = run_passes(ScopUnit(sa, name), options.passes())
-        worth = offload_decision(mapped.need("gpu"))
+    directive = nest_directive(f.function, sa.scop.loops)
+    worth, mapped, options = _decision(out, sa, name, options, directive)
     out.remarks.append(worth.remark)
-    if worth.decision == "cpu" and (not always or worth.remark.name == "HostCall"):
+    if worth.remark.name == "OffloadedByDirective":
+        always = True  # no run-time check either
+    elif worth.decision == "cpu" and (not always or worth.remark.name in ("HostCall", "KeptOnCpuByDirective")):
         return
     codegen: CudaCodegen | OpenclCodegen = OpenclCodegen(options.layout)
     host_name = host_function_name(sa, out.taken) if split else None
@@ -149,6 +158,31 @@ def _compile_scop(
     out.files[f"{name}_host.h"] = scop_header(host_name, cuda.host_params, name, sa.scop.name)
     out.calls.append(scop_call(f, sa, host_name, cuda.host_params, name, out.source()))
     out.remarks.append(called(sa, host_name, name, out.stem))
+
+
+def _decision(
+    out: _Output, sa: ScopAnalysis, name: str, options: GpuOptions, directive: Directive | None
+) -> tuple[Profitability, ScopUnit | None, GpuOptions]:
+    """Where the nest runs, its mapping where one was made, and the options it was made with:
+    the profitability model's, or a ``#pragma hexplore`` line's where it is legal
+    (`transform/directives.py`; a refusal is said in `out`)."""
+    worth, mapped = decide(sa.scop), None
+    if directive is not None and directive.kind == "cpu":
+        return kept_by(worth, directive), None, options
+    refusal = gpu_refusal(sa.scop, sa.deps, directive) if directive is not None else None
+    if directive is not None and refusal is None:
+        options = replace(options, mapping=replace(options.mapping, sizes=directed_sizes(directive)))
+        mapped = run_passes(ScopUnit(sa, name), options.passes())
+        kernels = mapped.need("gpu").kernels
+        if any(k.parallel for k in kernels):
+            return offloaded_by(worth, directive, [k.name for k in kernels]), mapped, options
+        refusal = no_parallel_loop(sa.scop, directive)
+    if refusal is not None:
+        out.remarks.append(refusal)
+    if worth.decision != "cpu":  # enough work: the cost model weighs the GPU code against the CPU
+        mapped = mapped or run_passes(ScopUnit(sa, name), options.passes())
+        worth = offload_decision(mapped.need("gpu"))
+    return worth, mapped, options
 
 
 def _kept_as_written(k: KeptScop) -> Remark:

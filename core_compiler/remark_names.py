@@ -58,6 +58,16 @@ _entry("SyntaxError", MISSED, ("frontend",), SETUP,
        "Code in the same function is not analysed until the error is fixed (see `FunctionHasErrors`). "
        "Missing headers also show here: set `includePaths`/`defines` or provide a "
        "`compile_commands.json`.")  # fmt: skip
+_entry("MalformedDirective", MISSED, ("frontend",), SETUP,
+       "A `#pragma hexplore` line hexplore cannot read; the range is the word at fault and the "
+       "message says what is accepted: `#pragma hexplore gpu`, `#pragma hexplore gpu block(32, 8)` "
+       "(optionally with `tile(64, 64)`) and `#pragma hexplore cpu`.",
+       "Other pragmas (`#pragma omp ...`, `#pragma unroll`) are not read by hexplore and left alone.")  # fmt: skip
+_entry("DirectiveNotOnLoopNest", MISSED, ("scop-detect",), SETUP,
+       "A `#pragma hexplore` line decides where the loop nest right below it runs (blank lines, "
+       "comments and other pragmas between them are fine); this one is not above the outermost "
+       "loop of a nest hexplore models, or another directive already decides that nest, so it "
+       "is ignored.")  # fmt: skip
 _entry("FunctionHasErrors", MISSED, ("frontend",), SETUP,
        "The function contains a syntax error, so hexplore did not analyse it (its loops would be "
        "guessed from a broken parse).",
@@ -356,6 +366,21 @@ _entry("OffloadProfitable", PASSED, ("profitability",), GPU,
        "At the sizes known when compiling, the loop nest does enough work to pay for a GPU "
        "kernel, and the GPU cost model estimates its GPU code faster than one CPU core (both "
        "times are in the message).")  # fmt: skip
+_entry("OffloadedByDirective", PASSED, ("profitability",), GPU,
+       "A `#pragma hexplore gpu` line above the loop nest offloads it, whatever the profitability "
+       "model says; its `block(x, y)` and `tile(...)` sizes, where given, apply to every kernel of "
+       "the nest, and the CUDA host code checks nothing at run time.",
+       "Remove the pragma line to let the profitability model decide again (the message says what "
+       "it would decide).")  # fmt: skip
+_entry("KeptOnCpuByDirective", MISSED, ("profitability",), GPU,
+       "A `#pragma hexplore cpu` line above the loop nest keeps it on the CPU, whatever the "
+       "profitability model and `--always-offload` say; `hexplore run --device opencl|cuda` runs "
+       "the function on the CPU.")  # fmt: skip
+_entry("DirectiveRefused", MISSED, ("profitability",), GPU,
+       "A `#pragma hexplore gpu` line asks for something the GPU mapping cannot do for this loop "
+       "nest: GPU code cannot call a function of your program, a block has at most 1024 threads, "
+       "and a nest none of whose loops can run in parallel gives threads nothing to share. The "
+       "directive is ignored and the profitability model decides.")  # fmt: skip
 _entry("RuntimeOffloadCheck", ANALYSIS, ("profitability",), GPU,
        "The amount of work depends on sizes known only when the program runs.",
        "The generated host code computes the estimate shown in the message first, and the GPU "

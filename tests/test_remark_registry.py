@@ -328,6 +328,24 @@ void more_than_a_nest(int n, double A[n][n], double B[n][n]) {
       for (int k = 0; k < n; k++) A[i][j] += B[i][k] * B[k][j];
   report(A[n / 2]);  /* not modeled (a row at a division): the function is more than its nest */
 }
+void directed(int n, double A[n][n], double B[n][n], double *a) {
+  #pragma hexplore gpu block(32, 8)
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) B[i][j] = 2.0 * A[i][j];
+}
+void kept(int n, double A[n][n], double B[n][n]) {
+  #pragma hexplore cpu
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) B[i][j] = 2.0 * A[i][j];
+}
+void refused(int n, double *a) {
+  #pragma hexplore gpu
+  for (int i = 1; i < n; i++) a[i] += a[i - 1];
+  #pragma hexplore gpu blocks(32)
+  a[0] = 0.0;
+  #pragma hexplore cpu
+  a[1] = 0.0;
+}
 """
 
 

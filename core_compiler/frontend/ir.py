@@ -357,6 +357,29 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Directive:
+    """A ``#pragma hexplore`` line above a loop (`frontend/directives.py`): where the loop nest
+    below it runs. ``gpu``: offloaded whatever the profitability model says, with `block` threads
+    per block (x first, as PPCG's ``--sizes``) and `tile` sizes (outermost loop first) where given;
+    ``cpu``: kept on the CPU."""
+
+    kind: str  # "gpu" | "cpu"
+    text: str  # as written, from `#pragma` on (for remarks)
+    range: SourceRange  # the pragma, `#` to the end of its last token
+    loop_line: int  # the line of the code below it (blank, comment and pragma lines skipped)
+    block: tuple[int, ...] = ()
+    tile: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class DirectiveProblem:
+    """A ``#pragma hexplore`` line the front end cannot read: the word at fault and why."""
+
+    message: str
+    range: SourceRange
+
+
+@dataclass(frozen=True)
 class Launch:
     """A CUDA launch ``kernel<<<grid, block>>>(...)``: each dimension's size where it is a constant."""
 
@@ -383,6 +406,8 @@ class Function:
     globals: tuple[Param, ...] = ()  # the file-scope variables it uses, and its `const` tables
     launches: tuple[Launch, ...] = ()  # a `__global__` kernel's launches anywhere in the file
     template_params: tuple[str, ...] = ()  # a template kernel's integer parameters (`BLOCK_SIZE`)
+    directives: tuple[Directive, ...] = ()  # its `#pragma hexplore` lines, in source order
+    bad_directives: tuple[DirectiveProblem, ...] = ()  # `#pragma hexplore` lines it could not read
 
     @property
     def inputs(self) -> tuple[Param, ...]:

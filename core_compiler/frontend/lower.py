@@ -51,6 +51,7 @@ from core_compiler.frontend.clang_types import (
     is_integer,
     is_restrict,
 )
+from core_compiler.frontend.directives import read_directives
 from core_compiler.frontend.expression_budget import ExpressionBudget
 from core_compiler.frontend.global_inputs import global_write, is_global, is_global_scalar
 from core_compiler.source import SourceRange
@@ -110,6 +111,7 @@ class Lowerer:
             self._notes += guard_notes + counter_notes + induction_notes
         is_kernel = any(c.kind == K.CUDAGLOBAL_ATTR for c in cur.get_children())
         rng = self.range(cur)
+        directives, bad_directives = self.directives(rng)
         return ir.Function(
             name=cur.spelling,
             return_type=self.type(cur.result_type, None),
@@ -123,7 +125,15 @@ class Lowerer:
             globals=tuple(self._globals.values()),
             launches=self._kernel_launches(cur) if is_kernel else (),
             template_params=tuple(c.spelling for c in cur.get_children() if c.kind == K.TEMPLATE_NON_TYPE_PARAMETER),
+            directives=directives,
+            bad_directives=bad_directives,
         )
+
+    def directives(self, rng: SourceRange) -> tuple[tuple[ir.Directive, ...], tuple[ir.DirectiveProblem, ...]]:
+        """The ``#pragma hexplore`` lines in the function's text (`directives.py`)."""
+        if rng.file != self.path or "hexplore" not in self.text:
+            return (), ()
+        return read_directives(self.text.split("\n"), self.path, rng.line, rng.end_line)
 
     def _viewed(self, params: tuple[ir.Param, ...]) -> tuple[ir.Param, ...]:
         """`params` with each array of structs read as rows of its fields (`struct_fields.py`)."""

@@ -171,7 +171,7 @@ def _decision(
         return kept_by(worth, directive), None, options
     refusal = gpu_refusal(sa.scop, sa.deps, directive) if directive is not None else None
     if directive is not None and refusal is None:
-        options = replace(options, mapping=replace(options.mapping, sizes=directed_sizes(directive)))
+        options = replace(options, mapping=replace(options.mapping, sizes=directed_sizes(directive, options.mapping.sizes)))
         mapped = run_passes(ScopUnit(sa, name), options.passes())
         kernels = mapped.need("gpu").kernels
         if any(k.parallel for k in kernels):

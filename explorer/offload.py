@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the back end loads when a decision is made, not with the ed
     from core_compiler.frontend import ir
     from core_compiler.pipeline import GpuOptions
     from core_compiler.transform.gpu_mapping import GpuProgram
+    from core_compiler.transform.profitability import Profitability
 
 log = logging.getLogger("hexplore.explorer")
 # Per function, in the back-end worker: its analysis again and the GPU mapping of each nest.
@@ -75,6 +76,9 @@ def nest_decisions(
         if problem is not None:  # compile keeps it on the CPU before weighing anything
             return _on_outer_loop(sa, [problem])
     worth = decide(sa.scop)
+    directed = _directed(fa, sa, gpu, worth)
+    if directed is not None:
+        return _on_outer_loop(sa, directed)
     if worth.decision == "cpu":
         return _on_outer_loop(sa, [worth.remark])
     program = gpu()
@@ -85,6 +89,26 @@ def nest_decisions(
     if worth.decision != "cpu":
         out += mapping_remarks(program)
     return _on_outer_loop(sa, out)
+
+
+def _directed(
+    fa: FunctionAnalysis, sa: ScopAnalysis, gpu: Callable[[], GpuProgram | None], worth: Profitability
+) -> list[Remark] | None:
+    """The decision of a ``#pragma hexplore`` line above the nest, as `compile` makes it
+    (`transform/directives.py`); None where none decides."""
+    from core_compiler.transform import directives
+    from core_compiler.transform.gpu_remarks import mapping_remarks
+
+    d = directives.nest_directive(fa.function, sa.scop.loops)
+    if d is None:
+        return None
+    if d.kind == "cpu":
+        return [directives.kept_by(worth, d).remark]
+    refusal = directives.gpu_refusal(sa.scop, sa.deps, d)
+    program = gpu() if refusal is None else None
+    if program is not None and any(k.parallel for k in program.kernels):
+        return [directives.offloaded_by(worth, d, [k.name for k in program.kernels]).remark, *mapping_remarks(program)]
+    return None if refusal is None else [refusal] if worth.decision != "cpu" else [refusal, worth.remark]
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,7 +151,17 @@ def decide_in_worker(
     _in_the_background()
     fa = analyze_function(fn, options)
     gpu = gpu_options(tile_sizes)
-    return function_decisions(fa, text, target, lambda k, sa: lambda: gpu_program(sa, gpu))
+    return function_decisions(fa, text, target, lambda k, sa: lambda: gpu_program(sa, directed_options(fa, sa, gpu)))
+
+
+def directed_options(fa: FunctionAnalysis, sa: ScopAnalysis, gpu: GpuOptions) -> GpuOptions:
+    """`gpu` with the block and tile sizes of a ``#pragma hexplore gpu`` line above the nest."""
+    from core_compiler.transform.directives import directed_sizes, nest_directive
+
+    d = nest_directive(fa.function, sa.scop.loops)
+    if d is None or d.kind != "gpu":
+        return gpu
+    return replace(gpu, mapping=replace(gpu.mapping, sizes=directed_sizes(d, gpu.mapping.sizes)))
 
 
 def _in_the_background() -> None:

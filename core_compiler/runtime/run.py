@@ -225,11 +225,51 @@ def _measure(path: str, function: str, device: str, params: dict[str, int], repe
                 f.write(text)
             return _measure(scratch, function, device, params, repeat, _beside(path, parse), limit=limit)
     try:
-        if device == "cpu":
-            return _measure_cpu(path, function, params, repeat, parse, limit)
-        return _measure_device(path, function, device, params, repeat, parse)
+        directed = _directed(path, function, device, parse)
+        if device == "cpu" or directed.kind == "cpu":
+            return _noted(_measure_cpu(path, function, params, repeat, parse, limit), directed.note)
+        return _noted(_measure_device(path, function, device, params, repeat, parse, directed.gpu), directed.note)
     except Exception as e:  # not checkable, does not build, …: the user's answer, not a traceback
         return _failed(function, device, params, _failure(e), _failure_status(e))
+
+
+@dataclass(frozen=True)
+class _Directed:
+    """What a ``#pragma hexplore`` line above the function's nest asks of this run
+    (`transform/directives.py`): `kind` "cpu" runs it on the CPU on every device; "gpu", its
+    block and tile sizes on a device (`gpu`); "" none. `note` says it in the report."""
+
+    kind: str = ""
+    gpu: ir.Directive | None = None  # a ``gpu`` directive to follow
+    note: str = ""
+
+
+def _directed(path: str, function: str, device: str, parse: ParseOptions | None) -> _Directed:
+    from core_compiler.analysis import analyze_file
+    from core_compiler.transform.directives import nest_directive, refusal_reason
+
+    if "hexplore" not in Path(path).read_text(encoding="utf-8", errors="replace"):
+        return _Directed()
+    fa = analyze_file(path, parse_options=parse, only=function)
+    found = [(sa, d) for f in fa.functions for sa in f.scops if (d := nest_directive(f.function, sa.scop.loops))]
+    if not found:
+        return _Directed()
+    sa, d = found[0]
+    where = f"`{d.text}` at line {d.range.line}"
+    if d.kind == "cpu":
+        return _Directed("cpu", None, f"kept on the CPU by {where}" if device != "cpu" else "")
+    if device == "cpu":
+        return _Directed("", None, f"{where} applies to `--device opencl|cuda` and `compile`: this run is on the CPU, as asked")
+    why = refusal_reason(sa.scop, sa.deps, d)
+    if why is not None:
+        return _Directed("", None, f"{where} is not followed: {why}; the default mapping ran")
+    return _Directed("gpu", d, f"mapped as {where} asks")
+
+
+def _noted(report: RunReport, note: str) -> RunReport:
+    if not note:
+        return report
+    return replace(report, note=f"{note}; {report.note}" if report.note else note)
 
 
 def _failure_status(e: Exception) -> str:
@@ -265,13 +305,19 @@ def _out_of_memory(e: MemoryError) -> str:
 
 
 def _measure_device(path: str, function: str, device: str, params: dict[str, int], repeat: int,
-                    parse: ParseOptions | None) -> RunReport:  # fmt: skip
-    from core_compiler.runtime.differential import check_device
+                    parse: ParseOptions | None, directive: ir.Directive | None = None) -> RunReport:  # fmt: skip
+    """`directive`: a ``#pragma hexplore gpu`` line, whose block and tile sizes go over a tuned mapping's."""
+    from core_compiler.runtime.differential import POCL, check_device
+    from core_compiler.transform.directives import directed_sizes
 
     runtime = _runtime(device)
     tuned = _tuned_mapping(path, function, device, params, parse)
+    gpu = tuned[1] if tuned else None
+    if directive is not None:
+        base = gpu or POCL
+        gpu, tuned = replace(base, mapping=replace(base.mapping, sizes=directed_sizes(directive, base.mapping.sizes))), None
     try:
-        d = check_device(path, function, params, runtime, gpu=tuned[1] if tuned else None, repeat=repeat, parse=parse)
+        d = check_device(path, function, params, runtime, gpu=gpu, repeat=repeat, parse=parse)
     finally:
         runtime.close()
     report = _report(function, device, params, d.reference_s, d.device_s, d.comparison, d.bytes_transferred)

@@ -75,24 +75,32 @@ def threads(d: ir.Directive) -> int:
 
 
 def gpu_refusal(scop: Scop, deps: Dependences, d: ir.Directive) -> Remark | None:
+    """``DirectiveRefused`` where `d` (a ``gpu`` directive) cannot be followed on this nest."""
+    why = refusal_reason(scop, deps, d)
+    return None if why is None else _refused(scop, d, why)
+
+
+def refusal_reason(scop: Scop, deps: Dependences, d: ir.Directive) -> str | None:
     """Why `d` (a ``gpu`` directive) cannot be followed on this nest, or None."""
     call = host_call(scop)
     if call is not None:
-        return _refused(scop, d, f"the loops call `{call.args.get('callee', '')}`, a function of your program that GPU code cannot call")
+        return f"the loops call `{call.args.get('callee', '')}`, a function of your program that GPU code cannot call"
     if threads(d) > MAX_THREADS:
         size = "x".join(map(str, d.block))
-        return _refused(scop, d, f"a block of {size} is {threads(d):,} threads, more than the {MAX_THREADS:,} a GPU block can have")
+        return f"a block of {size} is {threads(d):,} threads, more than the {MAX_THREADS:,} a GPU block can have"
     if not has_parallel_loop(deps):
-        return no_parallel_loop(scop, d)
+        return NO_PARALLEL_LOOP
     return None
 
 
+NO_PARALLEL_LOOP = (
+    "no loop of this nest can run its iterations in parallel (each depends on an earlier one), "
+    "so GPU threads would have nothing to share"
+)
+
+
 def no_parallel_loop(scop: Scop, d: ir.Directive) -> Remark:
-    why = (
-        "no loop of this nest can run its iterations in parallel (each depends on an earlier one), "
-        "so GPU threads would have nothing to share"
-    )
-    return _refused(scop, d, why)
+    return _refused(scop, d, NO_PARALLEL_LOOP)
 
 
 def _refused(scop: Scop, d: ir.Directive, why: str) -> Remark:
@@ -100,10 +108,12 @@ def _refused(scop: Scop, d: ir.Directive, why: str) -> Remark:
     return missed(PASS, "DirectiveRefused", message, d.range, scop.function, directive=d.text)
 
 
-def directed_sizes(d: ir.Directive) -> Sizes:
-    """PPCG's ``--sizes`` for every kernel of the nest, from the directive's clauses."""
+def directed_sizes(d: ir.Directive, given: Sizes | None = None) -> Sizes:
+    """PPCG's ``--sizes`` for every kernel of the nest: `given` (the user's options) with the
+    directive's clauses over them."""
+    given = given or {}
     sizes = {kind: v for kind, v in (("block", d.block), ("tile", d.tile)) if v}
-    return {None: sizes} if sizes else {}
+    return {**given, None: {**given.get(None, {}), **sizes}} if sizes else dict(given)
 
 
 def kept_by(worth: Profitability, d: ir.Directive) -> Profitability:

@@ -10,6 +10,9 @@ Example::
 
     swap = interchange_at(analysis, 5, 3)   # on the header of a loop with a perfectly nested one
     swap.legal, swap.reason, swap.edits      # the two headers' texts traded, or why not
+
+    [r.title for r in schedule_rewrites_at(analysis, 5, 3)]
+    # ["tile loops `i`, `j` by 16x16", ..., "unroll `i` by 2 and jam into `j`", ...]
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import islpy as isl
+
+from core_compiler.transform import rewrites
 from explorer.api import Remark, SourceRange, header_edits, interchange, source_text
 from explorer.lookup import loop_at
 from explorer.workspace import DocumentAnalysis, FunctionResult
@@ -103,6 +109,32 @@ def interchange_at(analysis: DocumentAnalysis, line: int, col: int) -> LoopRewri
     title = f"interchange loops `{outer.var}` and `{inner.var}`"
     edits = tuple(Edit(r, t) for r, t in header_edits(outer, inner, text)) if found.legal else ()
     return LoopRewrite(title, outer.header_range, found.legal, found.reason, edits)
+
+
+def schedule_rewrites_at(analysis: DocumentAnalysis, line: int, col: int) -> list[LoopRewrite]:
+    """The loop transformations of `core_compiler.transform.rewrites` on the modeled loop whose
+    header covers the position: tile by each of `TILE_SIZES`, unroll-and-jam by each of
+    `UNROLL_FACTORS`, skew, fuse with the next loop, distribute; each legal with its edit, or
+    refused with the reason (a refusal said once, not once per size). Reads isl objects."""
+    facts = loop_at(analysis, line, col)
+    fr = None if facts is None else analysis.function(facts.function)
+    if facts is None or fr is None:
+        return []
+    scop, deps, fn, loop = facts.scop.scop, facts.scop.deps, fr.analysis.function, facts.loop
+    text = analysis.document.text
+    makers = [*(lambda t=t: rewrites.tile(scop, deps, fn, loop, text, t) for t in rewrites.TILE_SIZES),
+              *(lambda f=f: rewrites.unroll_and_jam(scop, deps, fn, loop, text, f) for f in rewrites.UNROLL_FACTORS),
+              *(lambda g=g: g(scop, deps, fn, loop, text) for g in (rewrites.skew, rewrites.fuse, rewrites.distribute))]  # fmt: skip
+    out: list[LoopRewrite] = []
+    for make in makers:
+        try:
+            found = make()
+        except isl.Error:  # isl's budget ran out: not offered
+            continue
+        if found is not None and all(r.title != found.title for r in out):
+            edits = tuple(Edit(r, t) for r, t in found.edits)
+            out.append(LoopRewrite(found.title, loop.header_range, found.legal, found.reason, edits))
+    return out
 
 
 def apply_edits(text: str, edits: tuple[Edit, ...]) -> str:

@@ -5,7 +5,10 @@
 - ``refactor.rewrite``: "interchange loops `i` and `j`" on the header of a modeled loop with a
   perfectly nested one: the edit swaps the two ``for (...)`` headers where no dependence would be
   reversed; otherwise the action comes with ``disabled: {reason}`` naming the dependence in C
-  terms (to clients that support ``disabled``; others are not offered it).
+  terms (to clients that support ``disabled``; others are not offered it). On the same header,
+  the same way: "tile loops `i`, `j` by 32x32" (16, 32, 64), "unroll `i` by 2 and jam into `j`"
+  (2, 4), "skew `j` by 1*`i`", "fuse loop `i` with the next loop `k`", "distribute loop `i` over
+  its statements" (`core_compiler/transform/rewrites.py`): each edit replaces the loop nest.
 
 Edits come from `explorer/fixes.py`; they are made on the analysed text, so the server offers
 actions only from an analysis of the current text (none while edits outrun the analyses).

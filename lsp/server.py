@@ -85,7 +85,7 @@ from pygls.protocol import (
 from explorer import running
 from explorer.api import Remark, UsageError
 from explorer.errors import Cancelled, UnknownDocument
-from explorer.fixes import interchange_at
+from explorer.fixes import interchange_at, schedule_rewrites_at
 from explorer.parsing import warm_up
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import SETTING_KEYS, Settings
@@ -657,7 +657,16 @@ class HexploreServer(LanguageServer):
             disabled = self._supports("text_document.code_action.disabled_support")
             action = None if rewrite is None else code_actions.rewrite_action(rewrite, analysis, index, disabled, versioned)
             out += [action] if action is not None else []
+            out += await self._schedule_actions(analysis, index, (line, col), disabled, versioned)
         return out
+
+    async def _schedule_actions(
+        self, analysis: DocumentAnalysis, index: LineIndex, at: tuple[int, int], disabled: bool, versioned: bool
+    ) -> list[types.CodeAction]:
+        """Tile, unroll-and-jam, skew, fuse, distribute on the loop at `at` (`explorer/fixes.py`)."""
+        found = await self._in_worker(lambda: schedule_rewrites_at(analysis, *at))  # reads isl objects
+        actions = [code_actions.rewrite_action(r, analysis, index, disabled, versioned) for r in found]
+        return [a for a in actions if a is not None]
 
     async def on_functions(self, params: Any) -> list[dict[str, Any]]:
         uri = custom_requests.field(params, "uri", custom_requests.FUNCTIONS)

@@ -133,7 +133,7 @@ async def test_add_restrict_quick_fix(client: LanguageClient) -> None:
 
 async def test_interchange_where_legal(client: LanguageClient) -> None:
     actions = await _actions(client, 4, 4)  # on mm's `for (int i ...)`
-    (swap,) = [a for a in actions if a.kind == types.CodeActionKind.RefactorRewrite]
+    (swap,) = [a for a in actions if a.kind == types.CodeActionKind.RefactorRewrite and a.title.startswith("interchange")]
     assert swap.title == "interchange loops `i` and `j`" and swap.disabled is None
     text = (Path(__file__).parent / "fixtures" / "actions.c").read_text()
     assert _apply(text, swap.edit).split("\n")[4:6] == ["  for (int j = 0; j < n; j++)", "    for (int i = 0; i < n; i++)"]
@@ -145,7 +145,7 @@ async def test_an_applied_interchange_is_analysed_as_the_swapped_nest(client: La
     await published(client, uri, 1)
     context = types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.RefactorRewrite])
     got = await client.text_document_code_action_async(types.CodeActionParams(types.TextDocumentIdentifier(uri), _at(4, 4), context))
-    (swap,) = [a for a in got or [] if isinstance(a, types.CodeAction)]
+    (swap,) = [a for a in got or [] if isinstance(a, types.CodeAction) and a.title.startswith("interchange")]
     assert swap.edit is not None and swap.edit.document_changes
     (edit,) = swap.edit.document_changes
     assert isinstance(edit, types.TextDocumentEdit)
@@ -160,13 +160,47 @@ async def test_an_applied_interchange_is_analysed_as_the_swapped_nest(client: La
 
 
 async def test_interchange_refused_where_a_dependence_would_be_reversed(client: LanguageClient) -> None:
-    (swap,) = await _actions(client, 12, 4, only=[types.CodeActionKind.RefactorRewrite])  # skew's `for (int i ...)`
+    actions = await _actions(client, 12, 4, only=[types.CodeActionKind.RefactorRewrite])  # skew's `for (int i ...)`
+    (swap,) = [a for a in actions if a.title.startswith("interchange")]
     assert swap.title == "interchange loops `i` and `j`" and swap.edit is None
     assert swap.disabled is not None and swap.disabled.reason == (
         "`a[i][j]` is written in iteration (i, j) and read as `a[i - 1][j + 1]` in iteration (i+1, j-1): "
         "swapping `i` and `j` would run the read first"
     )
     assert await _actions(client, 13, 6, only=[types.CodeActionKind.RefactorRewrite]) == []  # `j`: nothing nested
+
+
+async def test_schedule_rewrites_on_a_loop_header(client: LanguageClient) -> None:
+    mm = await _actions(client, 4, 4, only=[types.CodeActionKind.RefactorRewrite])
+    assert [a.title for a in mm if a.disabled is None and a.edit is not None] == [
+        "interchange loops `i` and `j`",
+        "tile loops `i`, `j`, `k` by 16x16x16", "tile loops `i`, `j`, `k` by 32x32x32", "tile loops `i`, `j`, `k` by 64x64x64",
+        "unroll `i` by 2 and jam into `j`", "unroll `i` by 4 and jam into `j`",
+    ]  # fmt: skip
+    text = (Path(__file__).parent / "fixtures" / "actions.c").read_text()
+    tiled = _apply(text, next(a for a in mm if a.title.endswith("32x32x32")).edit).split("\n")
+    assert tiled[6:9] == [
+        "      for (int k_t = 0; k_t < n; k_t += 32)",
+        "        for (int i = i_t; i < (i_t + 32 < n ? i_t + 32 : n); i++)",
+        "          for (int j = j_t; j < (j_t + 32 < n ? j_t + 32 : n); j++)",
+    ]
+    wave = await _actions(client, 12, 4, only=[types.CodeActionKind.RefactorRewrite])
+    by_title = {a.title: a for a in wave}
+    tile = by_title["tile loops `i`, `j`"]
+    assert tile.edit is None and tile.disabled is not None and tile.disabled.reason == (
+        "`a[i][j]` is written in iteration (i, j) and read as `a[i - 1][j + 1]` in iteration (i+1, j-1), "
+        "a step back in `j`: tiling `i`, `j` could run the read first"
+    )
+    assert by_title["unroll `i` and jam into `j`"].disabled is not None
+    skewed = _apply(text, by_title["skew `j` by 1*`i`"].edit).split("\n")
+    assert skewed[12:18] == [
+        "  for (int i = 1; i < n; i++)",
+        "    for (int j_s = 0 + (1); j_s < (n - 1) + (n - 1); j_s++) {",
+        "      int j = j_s - i;",
+        "      if (j >= 0 && j < (n - 1))",
+        "        a[i][j] = a[i - 1][j + 1];",
+        "    }",
+    ]
 
 
 # ----------------------------------------------------------------------------- offload decisions

@@ -169,7 +169,7 @@ def _decision(
     worth, mapped = decide(sa.scop), None
     if directive is not None and directive.kind == "cpu":
         return kept_by(worth, directive), None, options
-    refusal = gpu_refusal(sa.scop, sa.deps, directive) if directive is not None else None
+    refusal = gpu_refusal(sa.scop, directive) if directive is not None else None
     if directive is not None and refusal is None:
         options = replace(options, mapping=replace(options.mapping, sizes=directed_sizes(directive, options.mapping.sizes)))
         mapped = run_passes(ScopUnit(sa, name), options.passes())

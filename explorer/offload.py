@@ -76,16 +76,16 @@ def nest_decisions(
         if problem is not None:  # compile keeps it on the CPU before weighing anything
             return _on_outer_loop(sa, [problem])
     worth = decide(sa.scop)
-    directed = _directed(fa, sa, gpu, worth)
-    if directed is not None:
+    directed, refused = _directed(fa, sa, gpu, worth)
+    if directed:
         return _on_outer_loop(sa, directed)
     if worth.decision == "cpu":
-        return _on_outer_loop(sa, [worth.remark])
+        return _on_outer_loop(sa, [*refused, worth.remark])
     program = gpu()
     if program is None:
         return ()
     worth = offload_decision(program)
-    out = [worth.remark]
+    out = [*refused, worth.remark]
     if worth.decision != "cpu":
         out += mapping_remarks(program)
     return _on_outer_loop(sa, out)
@@ -93,22 +93,26 @@ def nest_decisions(
 
 def _directed(
     fa: FunctionAnalysis, sa: ScopAnalysis, gpu: Callable[[], GpuProgram | None], worth: Profitability
-) -> list[Remark] | None:
+) -> tuple[list[Remark], list[Remark]]:
     """The decision of a ``#pragma hexplore`` line above the nest, as `compile` makes it
-    (`transform/directives.py`); None where none decides."""
+    (`transform/directives.py`), or nothing; and the directive's refusal, where it is refused."""
     from core_compiler.transform import directives
     from core_compiler.transform.gpu_remarks import mapping_remarks
 
     d = directives.nest_directive(fa.function, sa.scop.loops)
     if d is None:
-        return None
+        return [], []
     if d.kind == "cpu":
-        return [directives.kept_by(worth, d).remark]
-    refusal = directives.gpu_refusal(sa.scop, sa.deps, d)
-    program = gpu() if refusal is None else None
-    if program is not None and any(k.parallel for k in program.kernels):
-        return [directives.offloaded_by(worth, d, [k.name for k in program.kernels]).remark, *mapping_remarks(program)]
-    return None if refusal is None else [refusal] if worth.decision != "cpu" else [refusal, worth.remark]
+        return [directives.kept_by(worth, d).remark], []
+    refusal = directives.gpu_refusal(sa.scop, d)
+    if refusal is not None:
+        return [], [refusal]
+    program = gpu()
+    if program is None:
+        return [], []
+    if not any(k.parallel for k in program.kernels):
+        return [], [directives.no_parallel_loop(sa.scop, d)]
+    return [directives.offloaded_by(worth, d, [k.name for k in program.kernels]).remark, *mapping_remarks(program)], []
 
 
 @dataclass(frozen=True, eq=False)

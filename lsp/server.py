@@ -84,6 +84,7 @@ from pygls.protocol import (
 
 from explorer import running
 from explorer.api import Remark, UsageError
+from explorer.directive_actions import offload_actions_at, remove_directive_at
 from explorer.errors import Cancelled, UnknownDocument
 from explorer.fixes import interchange_at, schedule_rewrites_at
 from explorer.parsing import warm_up
@@ -657,6 +658,7 @@ class HexploreServer(LanguageServer):
             disabled = self._supports("text_document.code_action.disabled_support")
             action = None if rewrite is None else code_actions.rewrite_action(rewrite, analysis, index, disabled, versioned)
             out += [action] if action is not None else []
+            out += await self._directive_actions(analysis, index, (line, col), disabled, versioned)
             out += await self._schedule_actions(analysis, index, (line, col), disabled, versioned)
         return out
 
@@ -666,6 +668,18 @@ class HexploreServer(LanguageServer):
         """Tile, unroll-and-jam, skew, fuse, distribute on the loop at `at` (`explorer/fixes.py`)."""
         found = await self._in_worker(lambda: schedule_rewrites_at(analysis, *at))  # reads isl objects
         actions = [code_actions.rewrite_action(r, analysis, index, disabled, versioned) for r in found]
+        return [a for a in actions if a is not None]
+
+    async def _directive_actions(
+        self, analysis: DocumentAnalysis, index: LineIndex, at: tuple[int, int], disabled: bool, versioned: bool
+    ) -> list[types.CodeAction]:
+        """Offload to the GPU / keep on the CPU on a nest's outer loop, remove on a
+        ``#pragma hexplore`` line (`explorer/directive_actions.py`): where the decisions are known,
+        only the action that changes the nest's."""
+        decided = self._known_decisions(analysis)
+        found = await self._in_worker(lambda: offload_actions_at(analysis, *at, decided))  # reads isl objects
+        removal = remove_directive_at(analysis, at[0])
+        actions = [code_actions.rewrite_action(r, analysis, index, disabled, versioned) for r in [*found, *([removal] if removal else [])]]
         return [a for a in actions if a is not None]
 
     async def on_functions(self, params: Any) -> list[dict[str, Any]]:

@@ -260,7 +260,7 @@ def _directed(path: str, function: str, device: str, parse: ParseOptions | None)
         return _Directed("cpu", None, f"kept on the CPU by {where}" if device != "cpu" else "")
     if device == "cpu":
         return _Directed("", None, f"{where} applies to `--device opencl|cuda` and `compile`: this run is on the CPU, as asked")
-    why = refusal_reason(sa.scop, sa.deps, d)
+    why = refusal_reason(sa.scop, d)
     if why is not None:
         return _Directed("", None, f"{where} is not followed: {why}; the default mapping ran")
     return _Directed("gpu", d, f"mapped as {where} asks")

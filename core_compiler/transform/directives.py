@@ -5,14 +5,14 @@ A directive belongs to the modeled loop nest whose outermost loop starts on the 
 the nest on the CPU (``KeptOnCpuByDirective``); ``gpu`` offloads it without asking the
 profitability model (``OffloadedByDirective``), with its block and tile sizes for every kernel of
 the nest (`directed_sizes`), where that is legal: GPU code can call no function of the program, a
-block has at most `MAX_THREADS` threads, and a nest none of whose loops runs its iterations in
-parallel has nothing to share among threads. Otherwise ``DirectiveRefused`` says why and the
+block has at most `MAX_THREADS` threads, and a nest whose mapping has no parallel loop (no source
+loop is parallel and isl's scheduler finds none) has nothing to share among threads. Otherwise ``DirectiveRefused`` says why and the
 profitability model decides, as without the directive.
 
 Example::
 
     d = nest_directive(fa.function, sa.scop.loops)     # `#pragma hexplore gpu block(32, 8)`
-    gpu_refusal(sa.scop, sa.deps, d)                    # None: legal
+    gpu_refusal(sa.scop, d)                             # None: legal (before the mapping)
     directed_sizes(d)                                   # {None: {"block": (32, 8)}}
 """
 
@@ -64,8 +64,8 @@ def _outer_lines(loops: Sequence[LoopInfo]) -> list[int]:
 
 
 def has_parallel_loop(deps: Dependences) -> bool:
-    """Whether a loop of the nest runs its iterations in parallel (a `+=` reduction counts: GPU
-    code adds atomically)."""
+    """Whether a source loop of the nest runs its iterations in parallel (a `+=` reduction counts:
+    GPU code adds atomically); where none does, the scheduler may still find one by skewing."""
     adds = {lp for r in deps.reductions if r.op == "+" for lp in r.loops}
     return any(lp.parallel or (lp.reduction and lp.loop.id in adds) for lp in deps.loops)
 
@@ -74,22 +74,22 @@ def threads(d: ir.Directive) -> int:
     return math.prod(d.block)
 
 
-def gpu_refusal(scop: Scop, deps: Dependences, d: ir.Directive) -> Remark | None:
-    """``DirectiveRefused`` where `d` (a ``gpu`` directive) cannot be followed on this nest."""
-    why = refusal_reason(scop, deps, d)
+def gpu_refusal(scop: Scop, d: ir.Directive) -> Remark | None:
+    """``DirectiveRefused`` where `d` (a ``gpu`` directive) cannot be followed on this nest
+    whatever its mapping; whether the mapping finds a parallel loop is seen once it is made
+    (`no_parallel_loop`: isl's scheduler may find one by skewing where no source loop is)."""
+    why = refusal_reason(scop, d)
     return None if why is None else _refused(scop, d, why)
 
 
-def refusal_reason(scop: Scop, deps: Dependences, d: ir.Directive) -> str | None:
-    """Why `d` (a ``gpu`` directive) cannot be followed on this nest, or None."""
+def refusal_reason(scop: Scop, d: ir.Directive) -> str | None:
+    """Why `d` (a ``gpu`` directive) cannot be followed on this nest whatever its mapping, or None."""
     call = host_call(scop)
     if call is not None:
         return f"the loops call `{call.args.get('callee', '')}`, a function of your program that GPU code cannot call"
     if threads(d) > MAX_THREADS:
         size = "x".join(map(str, d.block))
         return f"a block of {size} is {threads(d):,} threads, more than the {MAX_THREADS:,} a GPU block can have"
-    if not has_parallel_loop(deps):
-        return NO_PARALLEL_LOOP
     return None
 
 

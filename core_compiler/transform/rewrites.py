@@ -249,6 +249,7 @@ def _next_loop(scop: Scop, loop: LoopInfo, text: str) -> LoopInfo | None:
 def _fusion_violation(scop: Scop, deps: Dependences, first: LoopInfo, second: LoopInfo, text: str) -> str:
     """Why fusing would run a dependence's sink before its source ("" if it never would): the
     fused schedule puts the second loop's statements in the first loop's place, after its body."""
+    scop.ctx.reset_operations()
     d = first.depth
     seq = next(s for s in scop.statements if _in(s, first)).schedule
     place = _constant_dim(seq, 2 * d)
@@ -339,6 +340,7 @@ def _groups(
     """The statements of `body` (indices) in strongly connected groups of the dependences within an
     iteration of the loops around `loop`, in an order that runs every source first; and where
     there is one group, the cycle that makes it one, in C terms."""
+    scop.ctx.reset_operations()
     owner = {s.name: k for s in scop.statements if _in(s, loop) for k in [_child_of(s, body)] if k is not None}
     edges: set[tuple[int, int]] = set()
     for d in deps.deps:
@@ -419,6 +421,7 @@ def _backward(scop: Scop, deps: Dependences, band: list[LoopInfo], skew: list[in
     loops (the band's loop `k` replaced by ``loop_k + skew[k] * band[0]`` where `skew` is given),
     at the same iteration of the loops around it ("" where none does). `doing` names the
     transformation in the reason."""
+    scop.ctx.reset_operations()
     first = band[0].depth
     factors = skew or [0] * len(band)
     inside = {s.name for s in scop.statements if _in(s, band[-1])}
@@ -491,6 +494,8 @@ def _header(fn: ir.Function, loop: LoopInfo, text: str) -> Header | str:
     """The header of `loop` in the source, or why it cannot be rewritten."""
     node = _for_node(fn, loop)
     written = f"write it `for ({loop.var} = lo; {loop.var} < hi; {loop.var}++)` to transform it"
+    if not re.match(r"for\s*\(", source_of(text, loop.header_range)):  # a `while` read as a `for`
+        return f"`{loop.var}` is not counted by a `for` header: {written}"
     if node is None or node.step != 1:
         return f"`{loop.var}` does not count up by 1: {written}"
     cond = node.cond

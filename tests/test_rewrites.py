@@ -99,6 +99,16 @@ void cycle(int n, double a[n], double b[n])
     b[i] = a[i] * 2.0;
   }
 }
+
+void init_then_sum(int n, double tmp[n][n], const double A[n][n])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      tmp[i][j] = 0.0;
+      for (int k = 0; k < n; k++)
+        tmp[i][j] += A[i][k] * A[k][j];
+    }
+}
 """
 
 Make = Callable[..., Rewrite | None]
@@ -218,6 +228,18 @@ def test_distribute_splits_at_the_strongly_connected_groups() -> None:
     )
 
 
+def test_rewrites_into_several_loops_keep_a_braceless_parent_one_statement() -> None:
+    found = _rewrite("init_then_sum", rewrites.distribute, "L1")
+    assert found is not None and found.legal
+    assert found.edits[0][1] == (
+        "{\n      for (int j = 0; j < n; j++) {\n        tmp[i][j] = 0.0;\n      }\n"
+        "      for (int j = 0; j < n; j++) {\n        for (int k = 0; k < n; k++)\n"
+        "          tmp[i][j] += A[i][k] * A[k][j];\n      }\n    }"
+    )
+    jam = _rewrite("matmul", JAM2, "L1")  # `j` by 2 into `k`, in the body of `for (i ...)`
+    assert jam is not None and jam.legal and jam.edits[0][1].startswith("{\n      for (j = 0; j < 0 + (n - 0) / 2 * 2; j += 2)")
+
+
 def test_a_loop_written_otherwise_is_refused_with_the_form_to_write() -> None:
     text = SOURCE.replace("for (int j = 1; j <= m - 1; j++)", "for (int j = 1; m - 1 >= j; j++)")
     found = _rewrite("sum2d", TILE32, text=text)
@@ -255,6 +277,12 @@ def _differential(tmp: Path, function: str, text: str, rewritten: str) -> None:
 @pytest.mark.parametrize(("function", "what", "make"), CASES, ids=[f"{f}-{w}" for f, w, _ in CASES])
 def test_the_rewritten_code_computes_the_same(tmp_path: Path, function: str, what: str, make: Make) -> None:
     _differential(tmp_path, function, SOURCE, _applied(_rewrite(function, make)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("function", "make"), [("init_then_sum", rewrites.distribute), ("matmul", JAM2)])
+def test_an_inner_loop_rewritten_into_two_computes_the_same(tmp_path: Path, function: str, make: Make) -> None:
+    _differential(tmp_path, function, SOURCE, _applied(_rewrite(function, make, "L1")))
 
 
 @pytest.mark.slow

@@ -151,7 +151,8 @@ def unroll_and_jam(
         if isinstance(h, str):
             return Rewrite(refused, loop, False, h)
     assert isinstance(outer_h, Header) and isinstance(inner_h, Header)
-    return Rewrite(title, loop, True, edits=(_replace(text, outer_h, _jammed(outer_h, inner_h, factor, text)),))
+    new = _one_statement(text, outer_h, _jammed(outer_h, inner_h, factor, text))
+    return Rewrite(title, loop, True, edits=(_replace(text, outer_h, new),))
 
 
 def _jammed(outer: Header, inner: Header, factor: int, text: str) -> str:
@@ -330,7 +331,7 @@ def distribute(scop: Scop, deps: Dependences, fn: ir.Function, loop: LoopInfo, t
         stmts = "\n".join(_indented(_child_text(text, node.body[k]), "  ") for k in group)
         parts.append(f"{header} {{\n{stmts}\n}}")
     indent = _indent(text, h.start)
-    new = _reindent("\n".join(parts), indent)
+    new = _one_statement(text, h, _reindent("\n".join(parts), indent))
     return Rewrite(f"{title} ({len(groups)} loops)", loop, True, edits=(_replace(text, h, new),))
 
 
@@ -646,3 +647,15 @@ def _range(text: str, start: int, stop: int, file: str) -> SourceRange:
 
 def _replace(text: str, h: Header, new: str) -> tuple[SourceRange, str]:
     return _range(text, h.start, h.stop, h.loop.range.file), new
+
+
+def _one_statement(text: str, h: Header, new: str) -> str:
+    """`new` (several statements) in braces where the loop it replaces is the body of a ``for``,
+    ``if`` or ``while`` without braces (the text before it ends with ``)`` or ``else``)."""
+    before = text.encode()[: h.start].decode(errors="replace").rstrip()
+    if not (before.endswith(")") or re.search(r"\belse$", before)):
+        return new
+    indent = _indent(text, h.start)
+    first, *rest = new.split("\n")
+    inside = [f"{indent}  {first}"] + [f"  {ln}" if ln.strip() else ln for ln in rest]
+    return "\n".join(["{", *inside, f"{indent}}}"])

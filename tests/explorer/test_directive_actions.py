@@ -4,7 +4,13 @@ swapped for the other kind, removed; made on the text as an editor makes them, a
 
 from __future__ import annotations
 
-from explorer.directive_actions import CPU_TITLE, GPU_TITLE, REMOVE_TITLE, offload_actions_at, remove_directive_at
+from explorer.directive_actions import (
+    CPU_TITLE,
+    GPU_TITLE,
+    REMOVE_TITLE,
+    offload_actions_at,
+    remove_directive_at,
+)
 from explorer.fixes import apply_edits
 from explorer.workspace import Workspace
 

@@ -507,9 +507,12 @@ _entry("GridStrideLoop", ANALYSIS, CK, CUDA_INPUT,
        "one thread, once, whatever the grid: it is checked and run as one `i` per thread over "
        "the blocks that cover `n`. A race found between two values of `i` happens on a grid that "
        "large; on a smaller one a thread may run both in turn.",
-       "Applies where the kernel is that loop and declarations before it, with no "
-       "`__syncthreads()`; with other statements the loop is not modeled (launch it with one "
-       "constant grid in this file to check it for that grid).")  # fmt: skip
+       "Applies where, per axis, one such loop reads the thread's index (it may start past it, "
+       "`K + idx`, and sit in sequential loops or in a grid-stride loop along another axis), its "
+       "start and bound are the same for every thread, every store and call is inside it, and "
+       "there is no `__syncthreads()` or `__shared__` array; else the loop is not modeled and the "
+       "remark says which of these fails (launch the kernel with one constant grid in this file "
+       "to check it for that grid).")  # fmt: skip
 _entry("DelinearizedRows", ANALYSIS, CK, CUDA_INPUT,
        "A flat pointer indexed as `row * 80 + col` (or `row * n + col` where one access names a "
        "constant row, `(0) * (n) + col`) everywhere in the kernel is read as rows of 80 (or `n`) "

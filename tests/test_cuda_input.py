@@ -205,3 +205,17 @@ def test_hexplores_own_cuda_has_no_race_or_divergent_barrier(kernel: str, tmp_pa
     bad = [f"{r.range.line}: {r.message}" for f in fa.functions for r in f.remarks
            if r.name in ("DataRace", "BarrierDivergence", "CudaKernelNotModeled")]  # fmt: skip
     assert modeled and bad == []
+
+
+@pytest.mark.parametrize(
+    ("kernel", "why"),
+    [
+        ("sum_then_store", "the kernel reads the thread's index outside the grid-stride loop too"),
+        ("nothing", "its body is empty"),
+    ],
+)
+def test_a_kernel_not_modeled_says_what_keeps_it_out(kernel: str, why: str) -> None:
+    """`corpus_idioms.cu`: the reason in words a C programmer acts on, not a symptom (before: "the
+    grid-stride step of `i` is not a constant", "`return` leaves the loop nest early")."""
+    (remark,) = [r for r in _function("corpus_idioms.cu", kernel).remarks if r.name == "CudaKernelNotModeled"]
+    assert why in remark.message, remark.message

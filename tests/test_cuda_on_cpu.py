@@ -164,7 +164,7 @@ def _pocl(fn: ir.Function, values: dict[str, object], grid: dict[str, int], bloc
             args.append(BufferArg(p.name))
         else:
             args.append(ScalarArg(v, "float32" if isinstance(v, float) else ("uint32" if "unsigned" in str(p.type) else "int32")))  # type: ignore[arg-type]
-    dims = max(k + 1 for k, a in enumerate("xyz") if grid.get(a, 1) > 1 or block[k] > 1) if any(block) else 1
+    dims = max((k + 1 for k, a in enumerate("xyz") if grid.get(a, 1) > 1 or block[k] > 1), default=1)  # <<<1, 1>>>: 1
     launch = Launch(fn.name, tuple(grid.get(a, 1) * block[k] for k, a in enumerate("xyz"))[:dims], tuple(block[:dims]), tuple(args))
     arrays = {n: v for n, v in values.items() if isinstance(v, np.ndarray)}
     return dict(run_opencl(opencl_counterpart(fn, file_text), [launch], arrays).arrays)
@@ -335,3 +335,53 @@ def test_rows_of_a_size_beside_a_constant_row(n: int, m: int, tmp_path: Path) ->
             want[y * n : (y + 1) * n] = 2.0 * a[y * n : (y + 1) * n] + b[(y - 1) * n : y * n]
     kernel({"a": a, "b": b, "n": n, "m": m}, {"x": (n + 31) // 32, "y": m})
     np.testing.assert_array_equal(a, want)
+
+
+# ------------------------------------------------------------------------------ the corpus's idioms
+
+
+def _idioms_reference(a: np.ndarray, b: np.ndarray, c: np.ndarray, v: np.ndarray, n: int) -> None:
+    """What `corpus_idioms.cu`'s `run_corpus_idioms` computes, in numpy, in place."""
+    a[:n] = 3.0
+    for z in range(2):
+        for y in range(1, n - 1):
+            row = (z * 64 + y) * 64
+            b[row + 1 : row + n - 1] = a[row : row + n - 2] + a[row - 64 + 1 : row - 64 + n - 1]
+    for _ in range(3):
+        c[:n] = np.float32(0.5) * c[:n] + np.float32(1.0)
+    c[0] += 1.0
+    c[2] += 1.0
+    v[:n] = np.abs(v[:n])
+    if n > 0:
+        c[:64] = a[63::-1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 37, 64])
+@pytest.mark.parametrize("g", [1, 2, 4])
+def test_the_corpus_idioms_run_as_numpy_says(n: int, g: int) -> None:
+    """`run_corpus_idioms` (grid-stride loops over a run-time grid of `g % 2 + 1` by `g % 3 + 1`
+    blocks, one nested in a loop over planes and starting one past the thread's index, an early
+    exit, a `return;` ending a kernel), its host code and kernels translated for the CPU, against
+    numpy, at sizes that are no multiple of the blocks and at 0 and 1."""
+    path = SUITE / "corpus_idioms.cu"
+    fns = {f.name: f for f in run_frontend(str(path)).functions}
+    scalars = {"n": n, "g": g}
+    needs = host_needs(fns, "run_corpus_idioms", ("a", "b", "c", "v"), scalars)
+    rng = np.random.default_rng(n + 100 * g)
+    arrays = {name: rng.random(max(needs[name], 1), dtype=np.float32) for name in ("a", "b", "c")}
+    arrays["v"] = rng.integers(-9, 10, max(needs["v"], 1)).astype(np.int32)
+    want = {k: x.copy() for k, x in arrays.items()}
+    _idioms_reference(want["a"], want["b"], want["c"], want["v"], n)
+    run_host(fns, "run_corpus_idioms", arrays, scalars)
+    for name, expected in want.items():
+        np.testing.assert_allclose(arrays[name], expected, rtol=1e-6, err_msg=f"`{name}` at n = {n}, g = {g}")
+
+
+def test_the_corpus_idioms_with_races_or_divergent_barriers_are_not_run() -> None:
+    """A planted race in a grid-stride loop, and an early exit before a `__syncthreads()`, have no
+    result a CPU translation could reproduce: refused, saying why."""
+    fns = {f.name: f for f in run_frontend(str(SUITE / "corpus_idioms.cu")).functions}
+    with pytest.raises(NotTranslatable, match="data race"):
+        compile_kernel(fns["shift_back_race"])
+    with pytest.raises(NotTranslatable, match="divergent barrier"):
+        run_host(fns, "run_exit_then_sync", {"a": np.zeros(64, np.float32), "b": np.zeros(64, np.float32)}, {"n": 37})

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from core_compiler.errors import NotCheckable
+from core_compiler.frontend import ir
 from core_compiler.runtime.differential import check_opencl
 from tests.helpers import analyze, check_cpu, named, range_of, runs_everywhere
 
@@ -24,6 +25,13 @@ void nullcheck(int n, double *a, const double *b) {
     return;
   for (int i = 0; i < n; i++)
     a[i] = 2 * b[i];
+}
+void trailing(int n, double *a) {
+  for (int i = 0; i < n; i++)
+    a[i] = 2 * a[i];
+  if (n > 8)
+    return;
+  return;
 }
 void middle(int n, double *a, double *b) {
   for (int i = 0; i < n; i++)
@@ -43,6 +51,15 @@ def test_a_guard_is_the_condition_of_the_loops_after_it() -> None:
     assert "n >= 4" in str(sa.scop.statements[0].domain), str(sa.scop.statements[0].domain)
 
 
+def test_a_return_ending_the_body_is_no_exit() -> None:
+    """``if (n > 8) return; return;`` ending a body returns where the body ends anyway: the loop
+    before it is modeled (StarPU's kernels end with `return;`)."""
+    f = analyze(GUARDS).function("trailing")
+    assert f is not None and len(f.scops) == 1
+    (loop,) = f.function.body  # the loop alone: nothing after it that a run could not check
+    assert isinstance(loop, ir.For), f.function.body
+
+
 def test_null_checks_are_assumed_false_with_a_remark() -> None:
     f = analyze(GUARDS).function("nullcheck")
     assert f is not None and len(f.scops) == 1
@@ -52,7 +69,7 @@ def test_null_checks_are_assumed_false_with_a_remark() -> None:
 
 
 @pytest.mark.slow  # runs generated code (the fast tier leaves it out)
-@pytest.mark.parametrize("function", ["small", "nullcheck", "middle"])
+@pytest.mark.parametrize("function", ["small", "nullcheck", "middle", "trailing"])
 def test_guarded_functions_run_and_match_on_both_sides_of_the_guard(tmp_path: Path, function: str) -> None:
     path = tmp_path / "guards.c"
     path.write_text(GUARDS)

@@ -56,6 +56,7 @@ class GridShape:
     grid: dict[str, int] = field(default_factory=dict)  # gridDim fixed by the launches (grid-stride loops); else any
     # a grid-stride loop `i < n` over a run-time grid: the axis's blocks are those that cover `n`
     covered: dict[str, ir.Expr] = field(default_factory=dict)
+    uncovered: str = ""  # why a grid-stride loop over a run-time grid is not modeled so
 
     def grid_dim(self, axis: str, rng: SourceRange) -> ir.Expr:
         """``gridDim.<axis>``: the constant of the launches, or the size it is."""
@@ -123,6 +124,8 @@ def model_kernel(fn: ir.Function, max_operations: int) -> tuple[KernelModel | No
         why = problems[0].message if problems else "its body is not a loop nest hexplore models"
         if region is not None:  # clang drops a statement it cannot read (a type from a missing header)
             why = "no statement of its body reads or writes memory as hexplore reads it"
+        if all(isinstance(s, ir.Decl) for s in fn.body):
+            why = "its body is empty: it does nothing to check"
         remarks += problems
         remarks.append(missed(PASS, "CudaKernelNotModeled",
                               f"the kernel `{fn.name}` is not modeled, so it is not checked for races: {why}",
@@ -174,7 +177,8 @@ def grid_shape(fn: ir.Function) -> tuple[GridShape, list[Remark]]:
     threads = tuple(a for a in AXES if f"threadIdx.{a}" in used or block[a] > 1)
     blocks = tuple(a for a in AXES if {f"blockIdx.{a}", f"gridDim.{a}"} & used or (grid[a] or 1) > 1)
     fixed = _stride_grid(fn)
-    return GridShape(block, blocks, threads or ("x",), launch, fixed, _covered(fn, fixed)), remarks
+    covered, why = _covered(fn, fixed, block)
+    return GridShape(block, blocks, threads or ("x",), launch, fixed, covered, why), remarks
 
 
 def _stride_grid(fn: ir.Function) -> dict[str, int]:
@@ -193,33 +197,138 @@ def _stride_grid(fn: ir.Function) -> dict[str, int]:
     return out  # type: ignore[return-value]
 
 
-def _covered(fn: ir.Function, fixed: dict[str, int]) -> dict[str, ir.Expr]:
-    """The axis and bound `n` of a grid-stride loop over a run-time grid, where the kernel is that
-    loop and the declarations before it::
+def _covered(fn: ir.Function, fixed: dict[str, int], block: dict[str, int]) -> tuple[dict[str, ir.Expr], str]:
+    """The axes and bounds of the grid-stride loops over a run-time grid, where the kernel is
+    made of them, sequential loops around them and declarations::
 
-        int i0 = blockIdx.x * blockDim.x + threadIdx.x;
-        for (int i = i0; i < n; i += blockDim.x * gridDim.x) body   (no `__syncthreads()`)
+        int idx = blockIdx.x * blockDim.x + threadIdx.x;
+        for (int z = 0; z < nz; z++)                               (any loop around it)
+          for (int x = K + idx; x < n; x += blockDim.x * gridDim.x)
+            body                                                   (no `__syncthreads()`)
 
-    For any positive grid each `i` in [0, n) is one thread's, once; so the loop is modeled as one
-    iteration per thread over the blocks that cover [0, n) (`blockIdx.x * blockDim.x < n`). A
-    race between two `i` is then one between two threads, as it is on a grid that large; on a
-    smaller grid one thread may run both, one after the other, which orders them: races found are
-    races for some grid, and none found means none for any. Else {}."""
+    For any positive grid each `x` in [K, n) is one thread's, once (the thread `x - K` modulo the
+    number of threads); so the loop is modeled as one iteration per thread over the blocks that
+    cover [K, n) (`blockIdx.x * blockDim.x < n - K`). That is the kernel on a grid that large,
+    where each thread runs the loop at most once: a race found between two `x` is one on that
+    grid; on a smaller grid one thread may run both, one after the other, which orders them; and
+    none found means none for any grid, since two threads of any grid run two different `x`. It
+    holds where, per axis, one grid-stride loop reads the thread's index (nothing else does:
+    `if (idx == 0)` would be a thread the model does not have), its start and bound are the same
+    for every thread, and every store and call is inside the grid-stride loops of every such
+    axis (a store outside them is run by every thread of the real grid, which the model does not
+    have). Else {} and why not (or "" where the kernel has no such loop)."""
     values = _top_level_values(fn.body)
-    loops = [s for s in fn.body if isinstance(s, ir.OtherLoop) and s.header is not None]
-    rest = [s for s in fn.body if not isinstance(s, ir.Decl) and s not in loops]
-    if len(loops) != 1 or rest or _calls(fn.body, "__syncthreads"):
-        return {}
-    h = loops[0].header
-    assert h is not None
-    axes = {e.name[-1] for e in ir.walk_expr(_through(h.value, values)) if isinstance(e, ir.Var) and e.name.startswith("gridDim.")}
-    if len(axes) != 1 or (axis := axes.pop()) in fixed or h.op != "+=":
-        return {}
-    step, first = _through(h.value, values), _through(h.init, values)
+    if _calls(fn.body, "__syncthreads") or any(isinstance(s, ir.Decl) and s.shared for s in _all_statements(fn.body)):
+        return {}, "the kernel also synchronises its threads or shares memory between them"
+    loops = [s for s in _all_statements(fn.body) if _stride_axis(s, values) is not None]
+    by_axis = {_stride_axis(s, values): s for s in loops}
+    if not loops or set(by_axis) & set(fixed):
+        return {}, ""
+    if len(by_axis) != len(loops):
+        return {}, "more than one grid-stride loop runs along one axis"
+    out: dict[str, ir.Expr] = {}
+    for axis, loop in by_axis.items():
+        assert axis is not None and isinstance(loop, ir.OtherLoop) and loop.header is not None
+        covered = _covered_bound(loop.header, axis, values, block, _invariant_names(fn))
+        if covered is None:
+            return {}, f"the loop over `{loop.header.var}` does not start at the thread's index (plus the same value for every thread) or its bound changes"
+        out[axis] = covered
+    if not _ids_only_in(fn.body, values, loops, set(out)):
+        return {}, "the kernel reads the thread's index outside the grid-stride loop too"
+    if not _stores_inside(fn.body, loops, len(out)):
+        return {}, "the kernel stores to memory or calls a function outside the grid-stride loop too"
+    return out, ""
+
+
+def _covered_bound(h: ir.LoopHeader, axis: str, values: dict[str, ir.Expr], block: dict[str, int],
+                   invariant: set[str]) -> ir.Expr | None:  # fmt: skip
+    """`n - K` of ``for (x = K + idx; x < n; ...)``, where `K` and `n` are the same for every
+    thread, else None."""
     bound = _upper_bound(h.cond, h.var)
-    if bound is None or not _is_thread_index(first, axis) or not _is_grid_stride(step, axis):
-        return {}
-    return {axis: _through(bound, values)}
+    offset = _thread_offset(_through(h.init, values), axis)
+    if bound is None or offset is None:
+        return None
+    sizes = lambda e: ir.map_expr(e, lambda x: _block_size(x, block))  # noqa: E731
+    bound, offset = sizes(_through(bound, values)), sizes(offset)
+    if not _reads_only(bound, invariant) or not _reads_only(offset, invariant):
+        return None
+    return ir.Binary("-", bound, offset, h.cond.range)
+
+
+def _block_size(e: ir.Expr, block: dict[str, int]) -> ir.Expr:
+    """``blockDim.x`` as the block size."""
+    return ir.IntLit(block[e.name[-1]], e.range) if isinstance(e, ir.Var) and e.name.startswith("blockDim.") else e
+
+
+def _stride_axis(s: ir.Stmt, values: dict[str, ir.Expr]) -> str | None:
+    """The axis of a grid-stride loop ``i += blockDim.x * gridDim.x`` (through `values`)."""
+    if not isinstance(s, ir.OtherLoop) or s.header is None or s.header.op != "+=":
+        return None
+    step = _through(s.header.value, values)
+    axes = {e.name[-1] for e in ir.walk_expr(step) if isinstance(e, ir.Var) and e.name.startswith("gridDim.")}
+    return axes.pop() if len(axes) == 1 and _is_grid_stride(step, next(iter(axes))) else None
+
+
+def _thread_offset(init: ir.Expr, axis: str) -> ir.Expr | None:
+    """`K` of a start ``K + blockIdx.x * blockDim.x + threadIdx.x`` (in any order; `K` reads no
+    thread or block id), else None."""
+    ids = (f"blockIdx.{axis}", f"threadIdx.{axis}")
+    offset = ir.map_expr(init, lambda x: ir.IntLit(0, x.range) if isinstance(x, ir.Var) and x.name in ids else x)
+    if any(isinstance(x, ir.Var) and x.name.startswith(("threadIdx.", "blockIdx.")) for x in ir.walk_expr(offset)):
+        return None
+    others = {x.name: 11 + k for k, x in enumerate(ir.walk_expr(init)) if isinstance(x, ir.Var) and "." not in x.name}
+    at = lambda b, t: _value_at(init, {**others, ids[0]: b, ids[1]: t, f"blockDim.{axis}": 7})  # noqa: E731
+    base = at(0, 0)
+    if base is None or not all(at(b, t) == base + 7 * b + t for b, t in ((0, 1), (1, 0), (2, 3), (5, 2))):
+        return None
+    return offset
+
+
+def _invariant_names(fn: ir.Function) -> set[str]:
+    """The names that have one value in every thread for the whole kernel: its parameters that
+    nothing assigns (a top-level declaration is read through its value)."""
+    assigned = {s.target.name for s in _all_statements(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target, ir.Var)}
+    return {p.name for p in fn.params if p.name not in assigned}
+
+
+def _reads_only(e: ir.Expr, names: set[str]) -> bool:
+    """Whether `e` reads only `names` and constants."""
+    return all(x.name in names for x in ir.walk_expr(e) if isinstance(x, ir.Var))
+
+
+def _ids_only_in(body: tuple[ir.Stmt, ...], values: dict[str, ir.Expr], loops: list[ir.Stmt], axes: set[str]) -> bool:
+    """Whether the covered axes' thread and block ids (also through `values`) are read only by the
+    grid-stride loops' starts and steps."""
+    ids = {f"{k}.{a}" for a in axes for k in ("threadIdx", "blockIdx")}
+
+    def reads_ids(e: ir.Expr) -> bool:
+        return any(isinstance(x, ir.Var) and x.name in ids for x in ir.walk_expr(_through(e, values)))
+
+    for s in _all_statements(body):
+        if any(s is loop for loop in loops):
+            assert isinstance(s, ir.OtherLoop) and s.header is not None
+            exprs = [s.header.cond]
+        elif isinstance(s, ir.Decl) and s in body and s.name in values:
+            continue  # read through `values` where it is used
+        else:
+            exprs = ir.stmt_exprs(s)
+        if any(reads_ids(e) for e in exprs):
+            return False
+    return True
+
+
+def _stores_inside(body: tuple[ir.Stmt, ...], loops: list[ir.Stmt], depth: int, inside: int = 0) -> bool:
+    """Whether every store to memory and every call is inside `depth` of the grid-stride `loops`
+    (a local scalar may be set anywhere: each thread has its own)."""
+    for s in body:
+        here = inside + any(s is loop for loop in loops)
+        if isinstance(s, ir.Assign) and not isinstance(s.target, ir.Var) and here < depth:
+            return False
+        if not isinstance(s, ir.Decl) and any(isinstance(e, ir.Call) for t in ir.stmt_exprs(s) for e in ir.walk_expr(t)) and here < depth:
+            return False
+        if not _stores_inside(ir.sub_statements(s), loops, depth, here):
+            return False
+    return True
 
 
 def _calls(body: tuple[ir.Stmt, ...], name: str) -> bool:
@@ -472,7 +581,7 @@ class _Rewrite:
         if any(isinstance(x, ir.Var) and x.name[-1:] in self.shape.covered and x.name.startswith("gridDim.")
                for x in ir.walk_expr(_through(h.value, self.values))):  # fmt: skip
             return self.covering_loop(s, h)
-        increment = _through(h.value, self.values) if self.shape.grid else h.value  # `i += stride`
+        increment = _through(h.value, self.values)  # `i += stride`, `z += stepz` (`int stepz = 1;`)
         init, cond, value = self.expr(h.init), self.expr(h.cond), constant(self.expr(increment))
         body = self.block(s.body)
         if value is not None and value != 0 and h.op in ("+=", "-="):
@@ -480,9 +589,10 @@ class _Rewrite:
             return (ir.For(h.var, init, cond, step, body, s.range, s.header_range, h.declares_var),)
         values = _unrolled(h, init, cond, value)
         if values is None and any(isinstance(x, ir.Var) and x.name.startswith("gridDim.") for x in ir.walk_expr(_through(h.value, self.values))):
-            return (replace(s, body=body, message=f"the grid-stride step of `{h.var}` is not a constant: hexplore models "
-                            "a grid-stride loop for the grid of its launches when they all give the same constant one "
-                            "(`kernel<<<128, 256>>>`) in this file"),)  # fmt: skip
+            why = f" ({self.shape.uncovered})" if self.shape.uncovered else ""
+            return (replace(s, body=body, message=f"the grid-stride loop over `{h.var}` runs on a grid known only at run "
+                            f"time{why}: hexplore models such a loop for the grid of its launches when they all give "
+                            "the same constant one (`kernel<<<128, 256>>>`) in this file"),)  # fmt: skip
         if values is None:
             return (replace(s, body=body),)
         self.notes.append(ir.Note("UnrolledBlockLoop",
@@ -494,7 +604,8 @@ class _Rewrite:
     def covering_loop(self, s: ir.OtherLoop, h: ir.LoopHeader) -> tuple[ir.Stmt, ...]:
         """The grid-stride loop of `_covered` as its first iteration, each thread's one:
         ``int i = i0; if (i < n) body``."""
-        axis = next(iter(self.shape.covered))
+        axis = _stride_axis(s, self.values)
+        assert axis is not None
         self.notes.append(ir.Note("GridStrideLoop",
             f"the grid-stride loop over `{h.var}` gives each value below its bound to one thread, whatever the "
             f"grid; hexplore models it over the blocks that cover the bound, one value per thread "

@@ -8,7 +8,8 @@
     }                                       }
 
 That is the shape SCoP detection models: the loops after the guard become a nest with the guard's
-condition on their iterations. A NULL check of a pointer (``a == NULL``, ``NULL == a``, ``a == 0``,
+condition on their iterations. A bare ``return;`` ending the body (or ``if (c) return;`` with
+nothing after it) returns where the body ends anyway: it is left out (CUDA kernels end so). A NULL check of a pointer (``a == NULL``, ``NULL == a``, ``a == 0``,
 ``!a``) ``||``-ed into the guard is taken as false, with a note: hexplore models the loops for
 when the arrays exist.
 """
@@ -24,6 +25,7 @@ from core_compiler.source import SourceRange
 def guards_as_conditions(body: tuple[ir.Stmt, ...]) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Note, ...]]:
     """A function body with each ``if (c) return;`` followed by more statements made into
     ``if (!(c)) { rest }``, and the notes of the NULL checks taken out of the guards."""
+    body = _without_final_return(body)
     for k, s in enumerate(body):
         if isinstance(s, ir.If) and not s.other and k + 1 < len(body) and _is_bare_return(s.then):
             rest, notes = guards_as_conditions(body[k + 1 :])
@@ -35,6 +37,21 @@ def guards_as_conditions(body: tuple[ir.Stmt, ...]) -> tuple[tuple[ir.Stmt, ...]
             rng = SourceRange(s.range.file, s.range.line, s.range.col, end.end_line, end.end_col)
             return (*body[:k], ir.If(ir.Unary("!", cond, cond.range), rest, (), rng)), notes
     return body, ()
+
+
+def _without_final_return(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+    """`body` without the bare ``return;`` (or ``if (c) return;``, `c` a call-free condition) that
+    ends it: control leaves the body there either way."""
+    last = body[-1] if body else None
+    if last is not None and _is_bare_return((last,)):
+        return _without_final_return(body[:-1])
+    if isinstance(last, ir.If) and not last.other and _is_bare_return(last.then) and not _calls(last.cond):
+        return _without_final_return(body[:-1])
+    return body
+
+
+def _calls(e: ir.Expr) -> bool:
+    return any(isinstance(x, ir.Call) for x in ir.walk_expr(e))
 
 
 def _without_null_checks(cond: ir.Expr) -> tuple[ir.Expr | None, tuple[ir.Note, ...]]:

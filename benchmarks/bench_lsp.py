@@ -14,9 +14,10 @@ functions, ~380 lines, assembled from tests/kernels/), as an editor sees it (iss
   each edit's diagnostics; p50 and p95 over all of them;
 - edit latency: a one-character edit in one kernel (a space inserted, so the kernel's text is
   new and its analysis cannot come from the cache) -> diagnostics of that version published,
-  p50 and p95 over `--edits` edits that cycle through the kernels. The kernel is lowered again,
-  but a space leaves its IR as it was, so its analysis is moved, not redone (`explorer/relocate.py`
-  `Remap`); `--edit-kind code` inserts ``1 * `` instead, which the kernel is analysed again for;
+  p50 and p95 over `--edits` edits that cycle through the kernels. A space changes no token: the
+  file is neither parsed nor lowered again, the kernel's analysis is moved (`explorer/tokens.py`,
+  `explorer/relocate.py` `Remap`); `--edit-kind code` inserts ``1 * `` instead, which the file is
+  parsed and the kernel analysed again for;
 - resident memory of the server after `--soak` more one-character edits (diagnostics awaited
   after every fifth edit, so four in five analyses are superseded and cancelled).
 

@@ -12,6 +12,8 @@ Code map, in the order data flows:
   preamble); function texts and the digest of what lies outside function bodies.
 - `cache.py`: the per-function cache, keyed by everything a function's analysis depends on.
 - `relocate.py`: moves a cached analysis to a function's new lines.
+- `tokens.py`: whether an edit changed C's tokens or only blanks and comments (such an edit
+  is applied to the last parse: libclang is not asked).
 - `compile_commands.py`: per-file flags from ``compile_commands.json``, found as clangd finds it.
 - `settings.py`: user settings (include paths, macros, target, tile sizes), checked.
 - `lookup.py`: what is at a position (loops, accesses) and the facts a UI shows about it.

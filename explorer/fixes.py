@@ -17,13 +17,23 @@ Example::
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
 import islpy as isl
 
 from core_compiler.transform import rewrites
-from explorer.api import Remark, SourceRange, header_edits, interchange, source_text
+from explorer.api import (
+    ParseOptions,
+    Remark,
+    SourceRange,
+    analyze_file,
+    function_c,
+    header_edits,
+    interchange,
+    source_text,
+)
 from explorer.lookup import loop_at
 from explorer.workspace import DocumentAnalysis, FunctionResult
 
@@ -135,6 +145,32 @@ def schedule_rewrites_at(analysis: DocumentAnalysis, line: int, col: int) -> lis
             edits = tuple(Edit(r, t) for r, t in found.edits)
             out.append(LoopRewrite(found.title, loop.header_range, found.legal, found.reason, edits))
     return out
+
+
+def rewrite_preview(analysis: DocumentAnalysis, line: int, col: int, title: str, options: ParseOptions) -> str | None:
+    """The legal rewrite titled `title` on the loop at the position, as unified diffs: of the
+    source, and of the function's C as ``hexplore compile --target c`` makes it (scheduled and
+    tiled by hexplore) before and after; None where no such rewrite is offered there. Analyses
+    the rewritten text (`options`: the document's include directories and macros)."""
+    offered = [interchange_at(analysis, line, col), *schedule_rewrites_at(analysis, line, col)]
+    found = next((r for r in offered if r is not None and r.legal and r.title == title), None)
+    facts = loop_at(analysis, line, col)
+    fr = None if facts is None else analysis.function(facts.function)
+    if found is None or fr is None:
+        return None
+    doc = analysis.document
+    new = apply_edits(doc.text, found.edits)
+    (after,) = analyze_file(doc.path, new, options, only=fr.name).functions
+    name = doc.path.rsplit("/", 1)[-1]
+    source = _diff(doc.text, new, name, f"{name} ({title})")
+    code = _diff(function_c(doc.path, doc.text, fr.analysis)[0], function_c(doc.path, new, after)[0],
+                 f"{name}: C of {fr.name}", f"{name}: C of {fr.name} ({title})")  # fmt: skip
+    return f"{source}\n{code or '(the generated C is the same)'}\n"
+
+
+def _diff(a: str, b: str, a_name: str, b_name: str) -> str:
+    lines = difflib.unified_diff(a.splitlines(), b.splitlines(), a_name, b_name, lineterm="")
+    return "\n".join(lines)
 
 
 def apply_edits(text: str, edits: tuple[Edit, ...]) -> str:

@@ -8,7 +8,9 @@
   terms (to clients that support ``disabled``; others are not offered it). On the same header,
   the same way: "tile loops `i`, `j` by 32x32" (16, 32, 64), "unroll `i` by 2 and jam into `j`"
   (2, 4), "skew `j` by 1*`i`", "fuse loop `i` with the next loop `k`", "distribute loop `i` over
-  its statements" (`core_compiler/transform/rewrites.py`): each edit replaces the loop nest.
+  its statements" (`core_compiler/transform/rewrites.py`): each edit replaces the loop nest. A
+  legal rewrite's ``data`` is the argument of ``hexplore.previewRewrite``, the command that shows
+  its diffs (source, and the generated C) before it is applied.
 
 Edits come from `explorer/fixes.py`; they are made on the analysed text, so the server offers
 actions only from an analysis of the current text (none while edits outrun the analyses).
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from explorer.api import SourceRange
 from explorer.fixes import Edit, Fix, LoopRewrite, restrict_fix
 from explorer.workspace import DocumentAnalysis
 from lsp import diagnostics
@@ -63,6 +66,7 @@ def rewrite_action(
             title=rewrite.title,
             kind=types.CodeActionKind.RefactorRewrite,
             edit=workspace_edit(analysis, index, rewrite.edits, versioned),
+            data=preview_argument(rewrite, analysis),
         )
     if not disabled_support:
         return None
@@ -71,6 +75,20 @@ def rewrite_action(
         kind=types.CodeActionKind.RefactorRewrite,
         disabled=types.CodeActionDisabled(reason=rewrite.reason),
     )
+
+
+def preview_argument(rewrite: LoopRewrite, analysis: DocumentAnalysis) -> dict[str, object] | None:
+    """The argument of ``hexplore.previewRewrite`` that previews `rewrite` (`lsp/commands.py`):
+    the loop's header (core position) and the action's title."""
+    fr = next((f for f in analysis.functions if _inside(rewrite.range, f.analysis.function.range)), None)
+    if fr is None:
+        return None
+    r = rewrite.range
+    return {"uri": analysis.uri, "function": fr.name, "line": r.line, "column": r.col, "title": rewrite.title}
+
+
+def _inside(r: SourceRange, outer: SourceRange) -> bool:
+    return (outer.line, outer.col) <= (r.line, r.col) and (r.end_line, r.end_col) <= (outer.end_line, outer.end_col)
 
 
 def workspace_edit(

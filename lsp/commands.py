@@ -6,6 +6,9 @@ command answers with the view as text (``{"title", "language", "text"}``) and sh
 ``window/showDocument`` where the client supports it (the text is written to a file in the user's
 private cache, ``views/``), else as a ``window/showMessage`` (long texts cut, the result has all).
 ``hexplore.run`` answers with the ``hexplore/run`` result plus a one-line ``message``, also shown.
+``hexplore.previewRewrite`` (the argument is a loop rewrite's code action ``data``: ``uri``,
+``function``, ``line``, ``column``, ``title``) answers with the rewrite's diffs, a view in language
+``diff``: of the source, and of the function's C as ``compile --target c`` makes it.
 
 A client that implements the commands itself (the VS Code extension) says so with
 ``initializationOptions.clientCommands: true``; the server then does not register them, since
@@ -30,9 +33,10 @@ VIEW_OF = {
     **{command: target for target, (_, command) in code_lens.CODE_COMMANDS.items()},
 }
 RUN = "hexplore.run"
-ALL = (*VIEW_OF, RUN)
+PREVIEW = "hexplore.previewRewrite"  # a loop rewrite's diffs: source and generated C (`code_actions.py`)
+ALL = (*VIEW_OF, RUN, PREVIEW)
 MESSAGE_LINES = 60  # a view shown as a message is cut after this many lines
-_EXTENSIONS = {"cuda-cpp": ".cu", "opencl": ".cl", "c": ".c", "llvm": ".ll", "ptx": ".ptx"}
+_EXTENSIONS = {"diff": ".diff", "cuda-cpp": ".cu", "opencl": ".cl", "c": ".c", "llvm": ".ll", "ptx": ".ptx"}
 
 
 def target(command: str, arguments: tuple[Any, ...]) -> dict[str, Any]:

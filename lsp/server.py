@@ -86,7 +86,7 @@ from explorer import running
 from explorer.api import Remark, UsageError
 from explorer.directive_actions import offload_actions_at, remove_directive_at
 from explorer.errors import Cancelled, UnknownDocument
-from explorer.fixes import interchange_at, schedule_rewrites_at
+from explorer.fixes import interchange_at, rewrite_preview, schedule_rewrites_at
 from explorer.parsing import warm_up
 from explorer.schedule_tree import schedule_tree
 from explorer.settings import SETTING_KEYS, Settings
@@ -764,6 +764,8 @@ class HexploreServer(LanguageServer):
     async def on_command(self, command: str, arguments: tuple[Any, ...]) -> dict[str, Any]:
         """A code lens's command (`lsp/commands.py`): its result, also shown to the user."""
         arg = commands.target(command, arguments)
+        if command == commands.PREVIEW:
+            return await self._preview(arg)
         if command == commands.RUN:
             result = await self._run(arg, command)
             result["message"] = message = commands.run_message(arg["function"], result)
@@ -772,6 +774,21 @@ class HexploreServer(LanguageServer):
             return result
         analysis, name = await self._function_request(arg, command)
         view = await self._usage(lambda: function_view(self.explorer, analysis.uri, name, commands.VIEW_OF[command]))
+        if not (self._supports("window.show_document.support") and await self._show_document(view, analysis.uri)):
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Info, commands.view_message(view)))
+        return commands.view_result(view)
+
+    async def _preview(self, arg: dict[str, Any]) -> dict[str, Any]:
+        """``hexplore.previewRewrite``: a loop rewrite's diffs (`explorer/fixes.py`), shown as a view."""
+        analysis, name = await self._function_request(arg, commands.PREVIEW)
+        line, column, title = arg.get("line"), arg.get("column"), arg.get("title")
+        if not (isinstance(line, int) and isinstance(column, int) and isinstance(title, str)):
+            raise JsonRpcInvalidParams(f"{commands.PREVIEW}: expected line, column (numbers) and title (a string)")
+        options = self.explorer.parse_options(analysis.document.path)
+        text = await self._in_worker(lambda: rewrite_preview(analysis, line, column, title, options))
+        if text is None:
+            raise JsonRpcInvalidParams(f"{commands.PREVIEW}: no `{title}` is offered there in {name} any more")
+        view = View(f"preview of {title}", "diff", text)
         if not (self._supports("window.show_document.support") and await self._show_document(view, analysis.uri)):
             self.window_show_message(types.ShowMessageParams(types.MessageType.Info, commands.view_message(view)))
         return commands.view_result(view)

@@ -172,7 +172,8 @@ async def test_interchange_refused_where_a_dependence_would_be_reversed(client: 
 
 async def test_schedule_rewrites_on_a_loop_header(client: LanguageClient) -> None:
     mm = await _actions(client, 4, 4, only=[types.CodeActionKind.RefactorRewrite])
-    assert [a.title for a in mm if a.disabled is None and a.edit is not None] == [
+    loops = ("interchange", "tile", "unroll", "skew", "fuse", "distribute")  # the loop rewrites, not the offload ones
+    assert [a.title for a in mm if a.disabled is None and a.edit is not None and a.title.startswith(loops)] == [
         "interchange loops `i` and `j`",
         "tile loops `i`, `j`, `k` by 16x16x16", "tile loops `i`, `j`, `k` by 32x32x32", "tile loops `i`, `j`, `k` by 64x64x64",
         "unroll `i` by 2 and jam into `j`", "unroll `i` by 4 and jam into `j`",
@@ -201,6 +202,25 @@ async def test_schedule_rewrites_on_a_loop_header(client: LanguageClient) -> Non
         "        a[i][j] = a[i - 1][j + 1];",
         "    }",
     ]
+
+
+async def test_a_rewrite_is_previewed_as_diffs_of_the_source_and_the_generated_c(client: LanguageClient) -> None:
+    mm = await _actions(client, 4, 4, only=[types.CodeActionKind.RefactorRewrite])
+    jam = next(a for a in mm if a.title == "unroll `i` by 2 and jam into `j`")
+    assert jam.data == {"uri": URI, "function": "mm", "line": 5, "column": 3, "title": jam.title}
+    preview = _json(await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("hexplore.previewRewrite", [jam.data])
+    ))  # fmt: skip
+    assert preview["title"] == "hexplore: preview of unroll `i` by 2 and jam into `j`" and preview["language"] == "diff"
+    text = preview["text"]
+    assert "+++ actions.c (unroll `i` by 2 and jam into `j`)" in text
+    assert "-  for (int i = 0; i < n; i++)" in text and "+  for (int i = 0; i < 0 + (n - 0) / 2 * 2; i += 2)" in text
+    assert "--- actions.c: C of mm" in text  # hexplore's C of the function, before and after
+    assert Path(client.shown_documents[-1].uri.removeprefix("file://")).suffix == ".diff"
+    with pytest.raises(Exception, match="no `tile loops `i`, `j`` is offered there in mm any more"):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams("hexplore.previewRewrite", [{**jam.data, "title": "tile loops `i`, `j`"}])
+        )
 
 
 # ----------------------------------------------------------------------------- offload decisions

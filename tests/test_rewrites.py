@@ -100,6 +100,17 @@ void cycle(int n, double a[n], double b[n])
   }
 }
 
+void lu(int n, double A[n][n])
+{
+  for (int k = 0; k < n; k++) {
+    for (int i = k + 1; i < n; i++)
+      A[i][k] /= A[k][k];
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * A[k][j];
+  }
+}
+
 void init_then_sum(int n, double tmp[n][n], const double A[n][n])
 {
   for (int i = 0; i < n; i++)
@@ -240,6 +251,11 @@ def test_rewrites_into_several_loops_keep_a_braceless_parent_one_statement() -> 
     assert jam is not None and jam.legal and jam.edits[0][1].startswith("{\n      for (j = 0; j < 0 + (n - 0) / 2 * 2; j += 2)")
 
 
+def test_unroll_and_jam_of_a_loop_starting_at_a_sum_counts_its_iterations_from_there() -> None:
+    found = _rewrite("lu", JAM2, "L2")  # `i` from k + 1: (n - (k + 1)) iterations, not n - k + 1
+    assert found is not None and "i < k + 1 + (n - (k + 1)) / 2 * 2; i += 2)" in found.edits[0][1]
+
+
 def test_a_loop_written_otherwise_is_refused_with_the_form_to_write() -> None:
     text = SOURCE.replace("for (int j = 1; j <= m - 1; j++)", "for (int j = 1; m - 1 >= j; j++)")
     found = _rewrite("sum2d", TILE32, text=text)
@@ -279,10 +295,13 @@ def test_the_rewritten_code_computes_the_same(tmp_path: Path, function: str, wha
     _differential(tmp_path, function, SOURCE, _applied(_rewrite(function, make)))
 
 
+INNER = [("init_then_sum", "L1", rewrites.distribute), ("matmul", "L1", JAM2), ("lu", "L2", JAM2), ("lu", "L1", rewrites.fuse)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("function", "make"), [("init_then_sum", rewrites.distribute), ("matmul", JAM2)])
-def test_an_inner_loop_rewritten_into_two_computes_the_same(tmp_path: Path, function: str, make: Make) -> None:
-    _differential(tmp_path, function, SOURCE, _applied(_rewrite(function, make, "L1")))
+@pytest.mark.parametrize(("function", "loop", "make"), INNER, ids=[f"{f}-{lp}" for f, lp, _ in INNER])
+def test_an_inner_loop_rewritten_computes_the_same(tmp_path: Path, function: str, loop: str, make: Make) -> None:
+    _differential(tmp_path, function, SOURCE, _applied(_rewrite(function, make, loop)))
 
 
 @pytest.mark.slow

@@ -158,7 +158,7 @@ def unroll_and_jam(
 def _jammed(outer: Header, inner: Header, factor: int, text: str) -> str:
     i, indent = outer.loop.var, _indent(text, outer.start)
     body = inner.body.strip()
-    split = f"{outer.lo} + ({outer.end} - {outer.lo}) / {factor} * {factor}"
+    split = f"{outer.lo} + ({outer.end} - {_paren(outer.lo)}) / {factor} * {factor}"
     copies = [body] + [_substitute(body, i, f"({i} + {k})") for k in range(1, factor)]
     jam = "{\n" + "\n".join(_indented(c, "  ") for c in copies) + "\n}"
     inner_for = _for(inner)

@@ -209,9 +209,12 @@ def compile_source(
         why = f"nothing to generate: {where} has no loop nest hexplore models"
         return Compiled(result, nothing=why + (" (the reasons above)" if reasons else ""), reasons=reasons)
     if not result.files:
+        anyway = "--always-offload generates GPU code anyway"
+        if any(r.name == "KeptOnCpuByDirective" for r in result.remarks):  # the user's own `#pragma hexplore cpu`
+            anyway = "`#pragma hexplore cpu` keeps a nest there whatever the options; --always-offload offloads the others"
         return Compiled(result, nothing=(
             f"nothing to generate: every loop nest of {where} stays on the CPU (the remarks above say "
-            "why; --always-offload generates GPU code anyway, --target c tiled C)"))  # fmt: skip
+            f"why; {anyway}, --target c tiled C)"))  # fmt: skip
     return Compiled(result)
 
 

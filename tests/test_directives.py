@@ -122,6 +122,19 @@ def test_a_cpu_directive_keeps_the_nest_even_with_always_offload(tmp_path: Path)
         assert (kept.range.line, kept.range.col, kept.range.end_col) == (2, 3, 23)
 
 
+def test_compile_says_the_cpu_directive_kept_everything_there(tmp_path: Path) -> None:
+    from core_compiler.frontend import ParseOptions
+    from explorer.commands import CompileSettings, compile_source
+
+    text = SCALE.replace("{pragma}", "#pragma hexplore cpu")
+    done = compile_source(_file(tmp_path, text), text, ParseOptions(), None, CompileSettings(always_offload=True))
+    assert done.result.files == {} and done.nothing == (
+        "nothing to generate: every loop nest of `scale` stays on the CPU (the remarks above say why; "
+        "`#pragma hexplore cpu` keeps a nest there whatever the options; --always-offload offloads the others, "
+        "--target c tiled C)"
+    )
+
+
 def test_a_gpu_directive_that_cannot_be_followed_is_refused_and_the_model_decides(tmp_path: Path) -> None:
     wide = _file(tmp_path, SCALE.replace("{pragma}", "#pragma hexplore gpu block(64, 32)"), "wide.c")
     (refused,) = _remarks(wide, ("DirectiveRefused",))

@@ -106,4 +106,4 @@ def _directive(kind: str, text: str, header: SourceRange, block: tuple[int, ...]
     """The directive the action would write, for the legality check."""
     from core_compiler.frontend.ir import Directive
 
-    return Directive(kind, text, header, header.line, block)
+    return Directive(kind, text, header, header, block)

@@ -7,7 +7,7 @@
 
 libclang keeps no pragma it does not know in its AST, so they are read from the text of the
 function: a line whose first tokens are ``#pragma hexplore``. Each applies to the code on the next
-line that is not blank, a comment or another pragma (`ir.Directive.loop_line`); the analysis ties
+line that is not blank, a comment or another pragma (`ir.Directive.below`); the analysis ties
 it to the modeled loop nest whose outer loop starts there (`transform/directives.py`). A line it
 cannot read is an `ir.DirectiveProblem` (a ``MalformedDirective`` remark) with the exact range of
 the word at fault and what is accepted; other pragmas are not read here.
@@ -63,23 +63,26 @@ def read_directives(
         if not _PRAGMA.match(line):
             continue
         try:
-            found.append(_directive(line, path, number, _next_code_line(lines, number)))
+            found.append(_directive(line, path, number, _below(lines, path, number, last)))
         except _Malformed as e:
             r = SourceRange(path, number, e.at.col, number, e.at.end_col)
             bad.append(ir.DirectiveProblem(f"{e}: {ACCEPTED}", r))
     return tuple(found), tuple(bad)
 
 
-def _next_code_line(lines: Sequence[str], number: int) -> int:
-    """The line below `number` that is neither blank, a comment nor a pragma (0: none)."""
-    for k in range(number, len(lines)):
+def _below(lines: Sequence[str], path: str, number: int, last: int) -> SourceRange | None:
+    """The text of the first line below `number` (up to `last`) that is neither blank, a comment
+    nor a pragma; None where there is none."""
+    for k in range(number, min(last, len(lines))):
         text = lines[k].strip()
         if text and not text.startswith(("//", "/*", "*")) and not _OTHER_PRAGMA.match(text):
-            return k + 1
-    return 0
+            line = lines[k]
+            start = len(line[: len(line) - len(line.lstrip())].encode()) + 1
+            return SourceRange(path, k + 1, start, k + 1, len(line.rstrip().encode()) + 1)
+    return None
 
 
-def _directive(line: str, path: str, number: int, loop_line: int) -> ir.Directive:
+def _directive(line: str, path: str, number: int, below: SourceRange | None) -> ir.Directive:
     tokens = _tokens(line)
     hexplore = next(k for k, t in enumerate(tokens) if t.text == "hexplore")
     rest = tokens[hexplore + 1 :]
@@ -92,7 +95,7 @@ def _directive(line: str, path: str, number: int, loop_line: int) -> ir.Directiv
     start = len(line) - len(line.lstrip())
     rng = SourceRange(path, number, start + 1, number, end)
     text = line.encode()[start : end - 1].decode()
-    return ir.Directive(kind.text, text, rng, loop_line, clauses.get("block", ()), clauses.get("tile", ()))
+    return ir.Directive(kind.text, text, rng, below, clauses.get("block", ()), clauses.get("tile", ()))
 
 
 def _clauses(tokens: list[_Token], kind: str, all_tokens: list[_Token]) -> dict[str, tuple[int, ...]]:

@@ -366,9 +366,16 @@ class Directive:
     kind: str  # "gpu" | "cpu"
     text: str  # as written, from `#pragma` on (for remarks)
     range: SourceRange  # the pragma, `#` to the end of its last token
-    loop_line: int  # the line of the code below it (blank, comment and pragma lines skipped)
+    # the code below it (blank, comment and pragma lines skipped), its line's text: a range, so
+    # that the editor's cached analyses move it with the function (`explorer/relocate.py`)
+    below: SourceRange | None
     block: tuple[int, ...] = ()
     tile: tuple[int, ...] = ()
+
+    @property
+    def loop_line(self) -> int:
+        """The line of the code it decides for (0: none, the function ends first)."""
+        return self.below.line if self.below is not None else 0
 
 
 @dataclass(frozen=True)

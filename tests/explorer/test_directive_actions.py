@@ -88,3 +88,19 @@ def test_remove_deletes_a_hexplore_pragma_line_valid_or_not() -> None:
     assert remove_directive_at(analysis, 4) is None  # a loop, not a pragma
     other = NEST.replace("    for (int i", "    #pragma omp parallel for\n    for (int i", 1)
     assert remove_directive_at(_analysis(other), 3) is None  # other pragmas are the user's
+
+
+def test_a_function_moved_by_an_edit_above_keeps_its_directive_on_its_nest() -> None:
+    from core_compiler.transform.directives import nest_directive
+
+    ws = Workspace(use_compile_commands=False)
+    uri = "file:///tmp/hexplore-directives/moved.c"
+    offloaded = NEST.replace("    for (int i", "    #pragma hexplore gpu\n    for (int i", 1)
+    ws.open(uri, offloaded)
+    ws.analyze(uri)
+    ws.update(uri, "/* two lines\n   above */\n" + offloaded)
+    (fr,) = ws.analyze(uri).functions
+    assert fr.origin == "relocated"
+    (d,) = fr.analysis.function.directives
+    assert (d.range.line, d.loop_line) == (5, 6)
+    assert nest_directive(fr.analysis.function, fr.scops[0].scop.loops) is d

@@ -175,7 +175,7 @@ def _decision(
         mapped = run_passes(ScopUnit(sa, name), options.passes())
         kernels = mapped.need("gpu").kernels
         if any(k.parallel for k in kernels):
-            return offloaded_by(worth, directive, [k.name for k in kernels]), mapped, options
+            return offloaded_by(worth, directive, [(k.name, k.block[::-1] if k.parallel else ()) for k in kernels]), mapped, options
         refusal = no_parallel_loop(sa.scop, directive)
     if refusal is not None:
         out.remarks.append(refusal)

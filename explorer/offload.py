@@ -112,7 +112,8 @@ def _directed(
         return [], []
     if not any(k.parallel for k in program.kernels):
         return [], [directives.no_parallel_loop(sa.scop, d)]
-    return [directives.offloaded_by(worth, d, [k.name for k in program.kernels]).remark, *mapping_remarks(program)], []
+    kernels = [(k.name, k.block[::-1] if k.parallel else ()) for k in program.kernels]
+    return [directives.offloaded_by(worth, d, kernels).remark, *mapping_remarks(program)], []
 
 
 @dataclass(frozen=True, eq=False)

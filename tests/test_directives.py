@@ -111,6 +111,15 @@ def test_a_gpu_directive_offloads_what_the_model_keeps_on_the_cpu_with_its_tiles
     assert "16x16 tiles, block 16x4 threads" in mapped
 
 
+def test_a_block_the_mapping_narrows_is_said(tmp_path: Path) -> None:
+    path = _file(tmp_path, SCALE.replace("{pragma}", "#pragma hexplore gpu block(64, 16, 1)"))
+    ((*_, message),) = _remarks(path, ("OffloadedByDirective",))
+    assert message.endswith(
+        "; kernel0 has 32x16 threads per block: a block has one dimension per parallel loop it is mapped to, "
+        "and is no wider than its tile"
+    )
+
+
 def test_a_cpu_directive_keeps_the_nest_even_with_always_offload(tmp_path: Path) -> None:
     path = _file(tmp_path, SCALE.replace("{pragma}", "#pragma hexplore cpu"))
     fa = analyze_file(path)

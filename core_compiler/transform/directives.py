@@ -124,13 +124,27 @@ def kept_by(worth: Profitability, d: ir.Directive) -> Profitability:
     return replace(worth, decision="cpu", condition_c=None, remark=remark)
 
 
-def offloaded_by(worth: Profitability, d: ir.Directive, kernels: Sequence[str]) -> Profitability:
-    """`worth` (the model's decision) overridden by a ``gpu`` directive, the nest mapped to `kernels`."""
+def offloaded_by(worth: Profitability, d: ir.Directive, kernels: Sequence[tuple[str, tuple[int, ...]]]) -> Profitability:
+    """`worth` (the model's decision) overridden by a ``gpu`` directive, the nest mapped to
+    `kernels`: each kernel's name and its threads per block, x first (() for a one-thread one)."""
     model = {
         "cpu": "; the profitability model alone would keep it on the CPU",
         "runtime": "; without it the host code would decide at run time, from the sizes",
     }.get(worth.decision, "")
-    names = ", ".join(kernels) or "GPU code"
-    message = f"offloaded to the GPU as {names} because of `{d.text}` at line {d.range.line}{model}"
+    names = ", ".join(name for name, _ in kernels) or "GPU code"
+    message = f"offloaded to the GPU as {names} because of `{d.text}` at line {d.range.line}{model}{_narrowed(d, kernels)}"
     remark = passed(PASS, "OffloadedByDirective", message, d.range, worth.remark.function, directive=d.text)
     return replace(worth, decision="offload", condition_c=None, remark=remark)
+
+
+def _narrowed(d: ir.Directive, kernels: Sequence[tuple[str, tuple[int, ...]]]) -> str:
+    """Where a kernel's block is not the directive's, why: one thread dimension per parallel
+    loop mapped, and at most one thread per point of a tile."""
+    other = [(name, block) for name, block in kernels if d.block and block and block != d.block]
+    if not other:
+        return ""
+    said = ", ".join(f"{name} has {'x'.join(map(str, block))}" for name, block in other)
+    return (
+        f"; {said} threads per block: a block has one dimension per parallel loop it is mapped to, "
+        "and is no wider than its tile"
+    )

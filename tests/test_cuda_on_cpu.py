@@ -34,6 +34,10 @@ NOT_TRANSLATED = {
     # launched with `in + RADIUS` (it reads in[-RADIUS]): this test gives each kernel arrays from
     # their first element; the kernel itself is translated (`compile_kernel`)
     "stencil_1d": "an argument that points into an array",
+    # launched on `nblocks`, a local of its host function, which `bind` below (the host's
+    # parameters only) does not compute: `run_host` runs it against numpy in
+    # test_a_grid_from_a_local_constant_fixes_the_stride
+    "count_hits": "a grid from a local of the host function",
 }
 
 
@@ -385,3 +389,19 @@ def test_the_corpus_idioms_with_races_or_divergent_barriers_are_not_run() -> Non
         compile_kernel(fns["shift_back_race"])
     with pytest.raises(NotTranslatable, match="divergent barrier"):
         run_host(fns, "run_exit_then_sync", {"a": np.zeros(64, np.float32), "b": np.zeros(64, np.float32)}, {"n": 37})
+
+
+@pytest.mark.parametrize("n", [0, 1, 37, 256, 300])
+def test_a_grid_from_a_local_constant_fixes_the_stride(n: int) -> None:
+    """`count_hits` (StarPU's pi example): launched on `nblocks` blocks, a local set to 4 and
+    changed nowhere, so its grid-stride loop over a shared counter, then a tree reduction with
+    barriers, is modeled for 4 x 64 threads; each block's count against numpy, at sizes below,
+    at and above the 256 threads (each thread then counts two elements)."""
+    fns = {f.name: f for f in run_frontend(str(SUITE / "corpus_idioms.cu")).functions}
+    assert fns["count_hits"].launches[0].grid == (4, 1, 1)
+    x = np.random.default_rng(n).random(max(n, 1), dtype=np.float32)
+    per_block = np.full(4, 99, dtype=np.uint32)
+    run_host(fns, "run_count_hits", {"x": x, "per_block": per_block}, {"n": n})
+    threads = np.arange(256)
+    want = [sum(int(x[i] <= 0.5) for t in threads[64 * b : 64 * (b + 1)] for i in range(t, n, 256)) for b in range(4)]
+    np.testing.assert_array_equal(per_block, want)

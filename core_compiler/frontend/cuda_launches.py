@@ -43,7 +43,7 @@ def launches(
     out: dict[str, list[ir.Launch]] = {}
     for fn in definitions(tu, path):
         for call in _calls(fn):
-            launch = _launch(call, range_of, expr_of)
+            launch = _launch(call, fn, range_of, expr_of)
             if launch is not None:
                 out.setdefault(launch.kernel, []).append(launch)
     return {k: tuple(v) for k, v in out.items()}
@@ -56,7 +56,7 @@ def _calls(cur: ci.Cursor) -> Iterator[ci.Cursor]:
         yield from _calls(child)
 
 
-def _launch(call: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange], expr_of: ExprOf) -> ir.Launch | None:
+def _launch(call: ci.Cursor, fn: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange], expr_of: ExprOf) -> ir.Launch | None:
     children = list(call.get_children())
     config = next((c for c in children[1:2] if c.kind == K.CALL_EXPR and c.spelling in _CONFIGURE), None)
     if config is None:
@@ -66,7 +66,7 @@ def _launch(call: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange], expr_
         return None
     grid, block = _dim3(dims[0]), _dim3(dims[1])
     return ir.Launch(
-        call.spelling, _constants(grid), _constants(block), range_of(call),
+        call.spelling, _constants(grid, fn), _constants(block, fn), range_of(call),
         _exprs(grid, call, range_of, expr_of), _exprs(block, call, range_of, expr_of), _template_args(children[0]),
     )  # fmt: skip
 
@@ -84,10 +84,36 @@ def _template_args(callee: ci.Cursor) -> tuple[int | None, ...]:
     )
 
 
-def _constants(dims: list[ci.Cursor | int]) -> Dim3:
+def _constants(dims: list[ci.Cursor | int], fn: ci.Cursor) -> Dim3:
     values = [d if isinstance(d, int) else evaluate(d) for d in dims]
-    out = [v if isinstance(v, int) else None for v in values]
+    out = [v if isinstance(v, int) else _local_constant(d, fn) for v, d in zip(values, dims, strict=True)]
     return (out[0], out[1], out[2])
+
+
+_WRITES = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--"})
+
+
+def _local_constant(dim: ci.Cursor | int, fn: ci.Cursor) -> int | None:
+    """`128` of a launch's ``nblocks`` where `fn` declares ``unsigned nblocks = 128;`` and
+    changes it nowhere (no assignment, ``++``/``--`` or ``&nblocks`` of that name): StarPU's
+    host code sizes its grids so. Else None."""
+    if isinstance(dim, int):
+        return dim
+    ref = _unwrap(dim)
+    decl = ref.referenced if ref.kind == K.DECL_REF_EXPR else None
+    if decl is None or decl.kind != K.VAR_DECL or decl.semantic_parent != fn:
+        return None
+    inits = [c for c in decl.get_children() if c.kind.is_expression()]
+    value = evaluate(inits[-1]) if inits else None
+    if not isinstance(value, int):
+        return None
+    tokens = list(fn.get_tokens())
+    for k, t in enumerate(tokens[1:-1], start=1):
+        if t.spelling != decl.spelling or t.kind != ci.TokenKind.IDENTIFIER or t.location.offset == decl.location.offset:
+            continue
+        if tokens[k + 1].spelling in _WRITES or tokens[k - 1].spelling in ("++", "--", "&"):
+            return None
+    return value
 
 
 def _exprs(dims: list[ci.Cursor | int], at: ci.Cursor, range_of: Callable[[ci.Cursor], SourceRange],
@@ -99,6 +125,8 @@ def _exprs(dims: list[ci.Cursor | int], at: ci.Cursor, range_of: Callable[[ci.Cu
 def _dim3(cur: ci.Cursor) -> list[ci.Cursor | int]:
     """A ``dim3`` argument's three sizes: the expression of each, 1 where it is left out."""
     cur = _unwrap(cur)
+    if cur.kind == K.DECL_REF_EXPR and cur.referenced is not None and "dim3" not in cur.referenced.type.spelling:
+        return [cur, 1, 1]  # `unsigned nblocks = 128; k<<<nblocks, ...>>>`: a size along x
     if cur.kind == K.DECL_REF_EXPR and cur.referenced is not None:
         init = [c for c in cur.referenced.get_children() if c.kind == K.CALL_EXPR]
         return _dim3(init[0]) if init else [cur, cur, cur]

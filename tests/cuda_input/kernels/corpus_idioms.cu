@@ -16,7 +16,10 @@
 // - `exit_then_sync`: an early exit for the tail threads before a `__syncthreads()`: the threads
 //   past n never reach it, while the others of their block wait there;
 // - `uniform_exit_then_sync`: `if (n <= 0) return;` before a barrier: every thread of a block
-//   leaves, or none does.
+//   leaves, or none does;
+// - `count_hits` (StarPU's pi example, monte_carlo): a grid-stride loop into a `__shared__`
+//   counter per thread, then a tree reduction with barriers; launched on `nblocks` blocks, a local
+//   set to 4 and changed nowhere, so the grid is that constant and the stride 4 x 64.
 
 #define PLANE 64
 
@@ -114,4 +117,30 @@ void run_corpus_idioms(float *a, float *b, float *c, int *v, int n, int g) {
 
 void run_exit_then_sync(const float *a, float *b, int n) {
   exit_then_sync<<<(n + 63) / 64, 64>>>(a, b, n);
+}
+
+#define HIT_THREADS 64
+
+__global__ void count_hits(const float *x, unsigned n, unsigned *per_block) {
+  __shared__ unsigned hits[HIT_THREADS];
+  const int tid = threadIdx.x + blockIdx.x * blockDim.x;
+  const int nthreads = gridDim.x * blockDim.x;
+  hits[threadIdx.x] = 0;
+  int ind;
+  for (ind = tid; ind < n; ind += nthreads)
+    hits[threadIdx.x] += x[ind] <= 0.5f ? 1 : 0;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s != 0; s >>= 1) {
+    if (threadIdx.x < s)
+      hits[threadIdx.x] += hits[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    per_block[blockIdx.x] = hits[0];
+}
+
+void run_count_hits(const float *x, unsigned *per_block, unsigned n) {
+  unsigned nblocks = 4;
+  unsigned nthreads = HIT_THREADS;
+  count_hits<<<nblocks, nthreads>>>(x, n, per_block);
 }

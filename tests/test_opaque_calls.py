@@ -221,8 +221,8 @@ void gather(int n, double *a, int *k) {
     [
         ("bound", "tally(i, a)", 0, "may read or change the global variable `N`, which these loops also use"),
         ("global_array", "peek(i, a)", 0, "may read or change the global variable `hist`"),
-        ("counter", "(double *)&i", 0, "an address in one at affine subscripts (`&a[i]`, `a + i`) or the address of a local number (`&x`), and `(double *)(&i)` is none of these"),
-        ("bytes", "(double *)((char *)A[i] + 8)", 0, "and `(double *)(((char *)A[i]) + 8)` is none of these"),
+        ("counter", "(double *)&i", 0, "an address in one at affine subscripts (`&a[i]`, `a + i`) or the address of a local number (`&x`), and `(double *)&i` is none of these"),
+        ("bytes", "(double *)((char *)A[i] + 8)", 0, "and `(double *)((char *)A[i] + 8)` is none of these"),
         ("io", "name", 1, "`name` is an address passed to `printf`'s `...`: hexplore cannot tell which elements it reads or writes"),
         ("gather", "a + k[i]", 0, "and `a + k[i]` is none of these"),
         ("log_to", "fprintf(f, \"%f\", a[i])", 0, "`fprintf` takes a `FILE *` (parameter 1), so hexplore cannot tell what the call reads or writes"),

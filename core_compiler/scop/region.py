@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from core_compiler.frontend import ir
+from core_compiler.frontend.c_text import c_text
 from core_compiler.frontend.ir import is_pure_math
 from core_compiler.scop.affine import (
     Affine,
@@ -90,7 +91,7 @@ class StmtInfo:
     def text(self) -> str:
         """The statement as C, without the `;`: ``C[i][j] += A[i][k] * B[k][j]``, ``log_event(a, i)``."""
         node = self.node
-        return f"{node.target} {node.op} {node.value}" if isinstance(node, ir.Assign) else str(node.expr)
+        return f"{c_text(node.target)} {node.op} {c_text(node.value)}" if isinstance(node, ir.Assign) else c_text(node.expr)
 
     @property
     def assignment(self) -> ir.Assign:
@@ -252,7 +253,7 @@ class _Walker:
         elif not _bounds_iterator(cond, s.var, s.step):
             self.problem(
                 "NonCanonicalLoop",
-                f"the condition `{_text(s.cond)}` does not bound `{s.var}` in the direction it "
+                f"the condition `{c_text(s.cond)}` does not bound `{s.var}` in the direction it "
                 f"moves (step {s.step:+d}); write `{s.var} < n`-style bounds",
                 s.cond.range,
             )
@@ -318,7 +319,7 @@ class _Walker:
         if isinstance(then_c, NotAffine) or isinstance(else_c, NotAffine):
             converted = if_converted(s)
             if converted is not None:
-                self.assumptions.append(Problem("GuardedAssignment", _GUARDED.format(cond=_text(s.cond)), s.cond.range))
+                self.assumptions.append(Problem("GuardedAssignment", _GUARDED.format(cond=c_text(s.cond)), s.cond.range))
                 return self.block(converted, ctx)
             bad = then_c if isinstance(then_c, NotAffine) else else_c
             assert isinstance(bad, NotAffine)
@@ -449,7 +450,7 @@ class _Walker:
         if _address(arg) is not None and (_is_pointer(arg) or not isinstance(arg, ir.Var)):
             self.problem(
                 "ImpureCall",
-                f"`{_text(arg)}` is an address passed to `{call.name}`'s `...`: hexplore cannot tell which elements "
+                f"`{c_text(arg)}` is an address passed to `{call.name}`'s `...`: hexplore cannot tell which elements "
                 "it reads or writes (`%s` reads up to a NUL, `%n` writes); only numbers and string literals "
                 "are modeled there",
                 arg.range,
@@ -489,7 +490,7 @@ class _Walker:
             self.not_an_array(arg, call)
             return None
         whole = self.whole_array(target[0], call, ctx)
-        return None if whole is None else replace(whole, node=arg, text=_text(arg), at=at)
+        return None if whole is None else replace(whole, node=arg, text=c_text(arg), at=at)
 
     def target(self, e: ir.Expr) -> tuple[ir.Var, list[ir.Expr]] | None:
         """The array an address points into and the subscripts of the element it points to:
@@ -545,7 +546,7 @@ class _Walker:
             self.not_an_array(arg, call)
             return None
         found = self.scalar_access(var, ctx, is_write=True)
-        return None if found is None else replace(found, node=arg, text=_text(arg), whole=True, at=found.indices)
+        return None if found is None else replace(found, node=arg, text=c_text(arg), whole=True, at=found.indices)
 
     def not_an_array(self, arg: ir.Expr, call: ir.Call) -> None:
         """An `ImpureCall` problem: `arg` is none of what an opaque call is modeled with."""
@@ -553,7 +554,7 @@ class _Walker:
             "ImpureCall",
             f"`{call.name}` is a function hexplore cannot see into; it models such a call when each argument "
             "is a number, an array of the function, an address in one at affine subscripts (`&a[i]`, `a + i`) "
-            f"or the address of a local number (`&x`), and `{_text(arg)}` is none of these",
+            f"or the address of a local number (`&x`), and `{c_text(arg)}` is none of these",
             arg.range,
             callee=call.name,
         )
@@ -569,7 +570,7 @@ class _Walker:
         if any(isinstance(i, NotAffine) or i.atoms for i in indices):
             return None
         self.array_decl(arg.base, typ, arg.base_range)
-        return AccessInfo(arg.base, tuple(i for i in indices if isinstance(i, Affine)), arg.range, _text(arg), arg, whole=True)
+        return AccessInfo(arg.base, tuple(i for i in indices if isinstance(i, Affine)), arg.range, c_text(arg), arg, whole=True)
 
     # --------------------------------------------------------------------------- accesses
 
@@ -634,7 +635,7 @@ class _Walker:
             return None
         self.array_decl(e.base, typ, e.range)
         indices = self.subscripts(e, allowed)
-        return None if indices is None else AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
+        return None if indices is None else AccessInfo(e.base, tuple(indices), e.range, c_text(e), e)
 
     def subscripts(self, e: ir.Subscript, allowed: object, expanded: int = 0) -> list[Affine] | None:
         """The affine subscripts of `e` on its array, past the `expanded` loop dimensions of a local
@@ -649,7 +650,7 @@ class _Walker:
         if len(indices) != len(self.arrays[e.base].extents) - expanded:
             self.problem(
                 "UnsupportedExpression",
-                f"`{_text(e)}` uses {len(e.indices)} subscripts on an array of {dims} dimensions",
+                f"`{c_text(e)}` uses {len(e.indices)} subscripts on an array of {dims} dimensions",
                 e.range,
             )
             return None
@@ -675,7 +676,7 @@ class _Walker:
         if own is None:
             return None
         indices = [Affine.of({d: 1}) for d in dims] + own
-        return AccessInfo(e.base, tuple(indices), e.range, _text(e), e)
+        return AccessInfo(e.base, tuple(indices), e.range, c_text(e), e)
 
     def index(self, idx: ir.Expr, e: ir.Subscript, allowed: object, n_idx: int, n_dims: int) -> list[Affine] | None:
 
@@ -685,7 +686,7 @@ class _Walker:
                 self.problem(
                     "NonAffineSubscript",
                     f"`{e.base}` is used both as a 2-D array (`i*n + j`) and with the plain subscript "
-                    f"`{_text(idx)}`",
+                    f"`{c_text(idx)}`",
                     idx.range,
                 )
                 return None
@@ -695,7 +696,7 @@ class _Walker:
         if aff.kind == "array":
             self.problem(
                 "IndirectAccess",
-                f"`{_text(e)}` takes its subscript from the array `{_base(aff.expr)}`, so which "
+                f"`{c_text(e)}` takes its subscript from the array `{_base(aff.expr)}`, so which "
                 "element it touches is only known at run time",
                 idx.range,
                 array=e.base,
@@ -731,7 +732,7 @@ class _Walker:
             self.assumptions.append(
                 Problem(
                     "Delinearized",
-                    f"`{e.base}` is indexed as `{_text(idx)}`; hexplore treats it as a "
+                    f"`{e.base}` is indexed as `{c_text(idx)}`; hexplore treats it as a "
                     f"{len(dims)}-D array with rows of {' x '.join(size_names)} elements, assuming "
                     "every inner subscript stays within its row",
                     idx.range,
@@ -823,7 +824,7 @@ class _Walker:
         if bad.kind == "array":
             self.problem(
                 reason if reason != "NonAffineSubscript" else "IndirectAccess",
-                f"{what} reads the array element `{_text(e)}`, whose value is only known at run time",
+                f"{what} reads the array element `{c_text(e)}`, whose value is only known at run time",
                 e.range,
             )
         elif bad.kind == "variable":
@@ -841,23 +842,23 @@ class _Walker:
         elif bad.kind == "product":
             self.problem(
                 reason,
-                f"{what} is not affine: `{_text(e)}` multiplies or divides two variables (only "
+                f"{what} is not affine: `{c_text(e)}` multiplies or divides two variables (only "
                 "constant factors are allowed)",
                 e.range,
             )
         elif bad.kind == "call":
-            self.problem(reason, f"{what} calls `{_text(e)}`", e.range)
+            self.problem(reason, f"{what} calls `{c_text(e)}`", e.range)
         elif bad.kind == "float":
-            self.problem(reason, f"{what} is computed in floating point (`{_text(e)}`)", e.range)
+            self.problem(reason, f"{what} is computed in floating point (`{c_text(e)}`)", e.range)
         elif isinstance(e, ir.OpaqueExpr) and e.reason == "StructField":  # `m->n` as a bound: the field's own words
             self.problem(
                 e.reason,
-                f"{what} reads `{_text(e)}`, a struct field, which hexplore does not read as a size or "
+                f"{what} reads `{c_text(e)}`, a struct field, which hexplore does not read as a size or "
                 "subscript; pass it to a function that takes it as a parameter (`int n`) and loop there",
                 e.range,
             )
         else:
-            self.problem(reason, f"{what} contains `{_text(e)}`, which is not affine", e.range)
+            self.problem(reason, f"{what} contains `{c_text(e)}`, which is not affine", e.range)
 
     def problem(self, reason: str, message: str, rng: SourceRange, **args: str) -> None:
         self.problems.append(Problem(reason, message, rng, tuple(sorted(args.items()))))
@@ -1024,13 +1025,8 @@ def _elem_name(typ: ir.CType) -> str:
     return str(typ)
 
 
-def _text(e: ir.Expr) -> str:
-    s = str(e)
-    return s[1:-1] if s.startswith("(") and s.endswith(")") else s
-
-
 def _base(e: ir.Expr) -> str:
-    return e.base if isinstance(e, ir.Subscript) else _text(e)
+    return e.base if isinstance(e, ir.Subscript) else c_text(e)
 
 
 def check_region(
@@ -1124,7 +1120,7 @@ def _opaque_note(call: ir.Call, written: list[str], read: list[str]) -> str:
         )
     order = ", and runs in the original order relative to every statement that touches these" if parts else ""
     return (
-        f"`{_text(call)}` calls a function whose body hexplore does not see: it is treated as {what}{order}; {globals_}"
+        f"`{c_text(call)}` calls a function whose body hexplore does not see: it is treated as {what}{order}; {globals_}"
     )
 
 

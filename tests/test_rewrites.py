@@ -147,9 +147,9 @@ def test_tile_rewrites_the_band_with_min_bounds_as_c() -> None:
     assert found is not None and found.title == "tile loops `i`, `j` by 32x32"
     assert _applied(found).split("\n")[2:8] == [
         "  for (int i_t = 0; i_t < n; i_t += 32)",
-        "    for (int j_t = 1; j_t < ((m - 1) + 1); j_t += 32)",
+        "    for (int j_t = 1; j_t < m; j_t += 32)",  # j <= m - 1
         "      for (int i = i_t; i < (i_t + 32 < n ? i_t + 32 : n); i++)",
-        "        for (int j = j_t; j < (j_t + 32 < ((m - 1) + 1) ? j_t + 32 : ((m - 1) + 1)); j++) {",
+        "        for (int j = j_t; j < (j_t + 32 < m ? j_t + 32 : m); j++) {",
         "          C[i][j] += A[i][j] * A[i][j - 1];",
         "        }",
     ]

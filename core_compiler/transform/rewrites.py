@@ -504,7 +504,7 @@ def _header(fn: ir.Function, loop: LoopInfo, text: str) -> Header | str:
             and cond.lhs.name == loop.var):  # fmt: skip
         return f"the condition of `{loop.var}` is not `{loop.var} < hi` or `{loop.var} <= hi`: {written}"
     hi = source_of(text, cond.rhs.range)
-    end = hi if cond.op == "<" else str(int(hi) + 1) if hi.strip().isdigit() else f"{_paren(hi)} + 1"
+    end = hi if cond.op == "<" else _plus_one(hi)
     head = source_of(text, loop.header_range)
     kind = re.match(rf"for\s*\(\s*(.*?)\b{re.escape(loop.var)}\s*=", head)
     type_ = (kind.group(1).strip() + " ") if kind and kind.group(1).strip() else ""
@@ -601,6 +601,17 @@ def _fresh(name: str, taken: set[str]) -> str:
         out, k = f"{name}{k}", k + 1
     taken.add(out)
     return out
+
+
+def _plus_one(t: str) -> str:
+    """``t + 1`` as a C programmer writes it: ``n - 1`` gives ``n``, ``7`` gives ``8``."""
+    t = t.strip()
+    if t.isdigit():
+        return str(int(t) + 1)
+    less = re.fullmatch(r"([\w\s+*/%()-]*?\S)\s*-\s*1", t)  # + - * / % only: `- 1` is the last operation
+    if less and not t.endswith(")"):
+        return less.group(1)
+    return f"{_paren(t)} + 1"
 
 
 def _paren(t: str) -> str:

@@ -8,7 +8,7 @@ C terms, with a witness. Example::
       for (int j = 0; j < m; j++)
         C[i][j] += A[i][j];
 
-    tile(scop, deps, for_i, text, 32).edits[0][1]
+    tile(scop, deps, fn, loop_i, text, 32).edits[0][1]   # fn: the function's IR
     # for (int i_t = 0; i_t < n; i_t += 32)
     #   for (int j_t = 0; j_t < m; j_t += 32)
     #     for (int i = i_t; i < (i_t + 32 < n ? i_t + 32 : n); i++)

@@ -97,3 +97,7 @@ def test_neovim_runs_a_code_lens_and_applies_a_code_action_with_the_documented_s
     assert not [n for n in result["notes"] if "does not support command" in n]
     assert result["interchanged"], result
     assert result["lines"] == ["  for (int j = 0; j < n; j++)", "    for (int i = 0; i < n; i++)"]
+    assert result["skewed"], result
+    assert result["skew_lines"] == [
+        "  for (int i = 1; i < n; i++)", "    for (int j_s = 0 + (1); j_s < (n - 1) + (n - 1); j_s++) {", "      int j = j_s - i;",
+    ]  # fmt: skip

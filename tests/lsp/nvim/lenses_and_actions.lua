@@ -1,7 +1,7 @@
 -- Run after the documented snippet (lsp/PROTOCOL.md) attached hexplore-lsp to the current buffer
 -- (actions.c): run the "show CUDA" code lens of `mm` (the server executes it and shows the
--- result with window/showMessage), then apply the "interchange loops" code action on its `for i`,
--- and write what happened as JSON to $HEXPLORE_OUT.
+-- result with window/showMessage), then apply the "interchange loops" code action on its `for i`
+-- and the "skew" one on skew's, and write what happened as JSON to $HEXPLORE_OUT.
 local out = vim.env.HEXPLORE_OUT
 local result = { messages = {}, notes = {} }
 
@@ -52,4 +52,15 @@ result.interchanged = vim.wait(30000, function()
   return vim.api.nvim_buf_get_lines(0, 4, 5, false)[1] == "  for (int j = 0; j < n; j++)"
 end, 50)
 result.lines = vim.api.nvim_buf_get_lines(0, 4, 6, false)
+
+-- then "skew `j` by 1*`i`" on skew's `for i` (asked again until the server has analysed the
+-- interchanged text: actions come from an analysis of the current text only)
+vim.api.nvim_win_set_cursor(0, { 13, 4 })
+choose = "skew `j` by 1*`i`"
+result.skewed = vim.wait(30000, function()
+  if vim.api.nvim_buf_get_lines(0, 13, 14, false)[1]:find("j_s", 1, true) then return true end
+  vim.lsp.buf.code_action()
+  return false
+end, 1000)
+result.skew_lines = vim.api.nvim_buf_get_lines(0, 12, 15, false)
 finish()

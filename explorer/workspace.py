@@ -698,6 +698,8 @@ def _shifted_parse(parsed: ParsedFile, text: str) -> tuple[ParsedFile, FunctionS
     k, first = found
     src = parsed.functions[k]
     new_text = text[first : first + len(src.text) + new_end - end]
+    if "\r" in src.text or "\r" in new_text:  # a line break to clang, alone: lines are counted by "\n" here
+        return None
     if not same_tokens(src.text, new_text) or _position(old, starts, first + len(src.text)) != (src.end_line, src.end_col):
         return None
     new_starts = _line_starts(text)

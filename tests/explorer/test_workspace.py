@@ -481,6 +481,7 @@ def _inside_body(text: str, at: int) -> bool:
         ("void matmul(", "void  matmul("),  # before the name: it moves
         ("C[i][j] = 0.0;", "C[i][j] =\n\n 0.0;  /* zero */"),  # lines: the functions below move
         ("s += x[i] * y[i];", "s += x[i] * y[i]; // sum\n"),
+        ("C[i][j] = 0.0;", "C[i][j] =\r 0.0;"),  # a line break to clang: not moved here
     ],
 )
 def test_an_edit_that_changes_no_token_moves_the_parse_as_libclang_would(old: str, new: str) -> None:
@@ -495,6 +496,9 @@ def test_an_edit_that_changes_no_token_moves_the_parse_as_libclang_would(old: st
         shifted = _shifted_parse(parsed, text)
         fresh = parser.parse(text, ParseOptions())
         parser.dispose()
+    if "\r" in new:
+        assert shifted is None
+        return
     assert shifted is not None
     where = [(f.name, f.text, f.line, f.col, f.end_line, f.end_col, f.name_line, f.name_col) for f in fresh.functions]
     assert [(f.name, f.text, f.line, f.col, f.end_line, f.end_col, f.name_line, f.name_col) for f in shifted[0].functions] == where

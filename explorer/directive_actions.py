@@ -23,16 +23,18 @@ or not: "Remove hexplore directive" deletes the line. Example::
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from explorer.api import Remark, SourceRange
-from explorer.fixes import Edit, LoopRewrite
+from explorer.fixes import Edit, LoopRewrite, apply_edits
 from explorer.lookup import loop_at
 from explorer.workspace import DocumentAnalysis
 
 if TYPE_CHECKING:  # the compiler loads with the first action, not with the editor
+    from core_compiler.frontend import ParseOptions
     from core_compiler.frontend.ir import Directive
 
 BLOCK = (32, 8)  # threads per block the offload action writes, x first
@@ -75,6 +77,42 @@ def offload_actions_at(
     if not on_cpu:
         out.append(LoopRewrite(CPU_TITLE, header, True, "", _edits(text, header, current, CPU_PRAGMA)))
     return out
+
+
+def directive_preview(
+    analysis: DocumentAnalysis, line: int, col: int, title: str, options: ParseOptions, decided: Sequence[Remark] = ()
+) -> str | None:
+    """The action titled `title` at the position (an offload action on a header, the removal on a
+    pragma line) as unified diffs: of the source, and of the function's CUDA as ``hexplore
+    compile`` makes it, before and after; None where no such action is offered there. Analyses
+    and maps the function twice (`options`: the document's include directories and macros)."""
+    removal = remove_directive_at(analysis, line)
+    offered = [*offload_actions_at(analysis, line, col, decided), *([removal] if removal else [])]
+    found = next((a for a in offered if a.legal and a.title == title), None)
+    fr = next((f for f in analysis.functions if f.analysis.function.range.line <= line <= f.analysis.function.range.end_line), None)
+    if found is None or fr is None:
+        return None
+    doc = analysis.document
+    new = apply_edits(doc.text, found.edits)
+    name = doc.path.rsplit("/", 1)[-1]
+    source = _diff(doc.text, new, name, f"{name} ({title})")
+    before, after = (_cuda(doc.path, text, options, fr.name) for text in (doc.text, new))
+    code = _diff(before, after, f"{name}: CUDA of {fr.name}", f"{name}: CUDA of {fr.name} ({title})")
+    return f"{source}\n{code or '(the generated CUDA is the same)'}\n"
+
+
+def _cuda(path: str, text: str, options: ParseOptions, function: str) -> str:
+    """`hexplore compile --target cuda`'s kernel and host files for `function` of `text`."""
+    from core_compiler.analysis import analyze_file
+    from core_compiler.compile import compile_file
+
+    files = compile_file(analyze_file(path, text, options, only=function), "cuda", text=text).files
+    out = "".join(f"// {n}\n{body}" for n, body in sorted(files.items()) if n.endswith((".cu", ".hu")))
+    return out or "// no GPU code: the function's loop nests stay on the CPU\n"
+
+
+def _diff(a: str, b: str, a_name: str, b_name: str) -> str:
+    return "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(), a_name, b_name, lineterm=""))
 
 
 def remove_directive_at(analysis: DocumentAnalysis, line: int) -> LoopRewrite | None:

@@ -84,7 +84,7 @@ from pygls.protocol import (
 
 from explorer import running
 from explorer.api import Remark, UsageError
-from explorer.directive_actions import offload_actions_at, remove_directive_at
+from explorer.directive_actions import directive_preview, offload_actions_at, remove_directive_at
 from explorer.errors import Cancelled, UnknownDocument
 from explorer.fixes import interchange_at, rewrite_preview, schedule_rewrites_at
 from explorer.parsing import warm_up
@@ -785,7 +785,9 @@ class HexploreServer(LanguageServer):
         if not (isinstance(line, int) and isinstance(column, int) and isinstance(title, str)):
             raise JsonRpcInvalidParams(f"{commands.PREVIEW}: expected line, column (numbers) and title (a string)")
         options = self.explorer.parse_options(analysis.document.path)
-        text = await self._in_worker(lambda: rewrite_preview(analysis, line, column, title, options))
+        decided = self._known_decisions(analysis)
+        text = await self._in_worker(lambda: rewrite_preview(analysis, line, column, title, options)
+                                     or directive_preview(analysis, line, column, title, options, decided))  # fmt: skip
         if text is None:
             raise JsonRpcInvalidParams(f"{commands.PREVIEW}: no `{title}` is offered there in {name} any more")
         view = View(f"preview of {title}", "diff", text)

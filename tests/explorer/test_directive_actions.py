@@ -4,10 +4,12 @@ swapped for the other kind, removed; made on the text as an editor makes them, a
 
 from __future__ import annotations
 
+from core_compiler.frontend import ParseOptions
 from explorer.directive_actions import (
     CPU_TITLE,
     GPU_TITLE,
     REMOVE_TITLE,
+    directive_preview,
     offload_actions_at,
     remove_directive_at,
 )
@@ -104,3 +106,16 @@ def test_a_function_moved_by_an_edit_above_keeps_its_directive_on_its_nest() -> 
     (d,) = fr.analysis.function.directives
     assert (d.range.line, d.loop_line) == (5, 6)
     assert nest_directive(fr.analysis.function, fr.scops[0].scop.loops) is d
+
+
+def test_a_preview_is_the_diff_of_the_source_and_of_the_generated_cuda() -> None:
+    analysis = _analysis(NEST)
+    preview = directive_preview(analysis, 3, 5, GPU_TITLE, ParseOptions())
+    assert preview is not None
+    assert "+++ f.c (Offload to the GPU (block 32x8))" in preview and "+    #pragma hexplore gpu block(32, 8)" in preview
+    assert "--- f.c: CUDA of scale" in preview
+    assert "-    dim3 k0_block(32, 16);" in preview and "+    dim3 k0_block(32, 8);" in preview  # the directive's block
+    assert "-  if (!(" in preview  # the run-time offload check goes
+    kept = directive_preview(analysis, 3, 5, CPU_TITLE, ParseOptions())
+    assert kept is not None and "+// no GPU code: the function's loop nests stay on the CPU" in kept
+    assert directive_preview(analysis, 3, 5, "Offload to the GPU (block 64x64)", ParseOptions()) is None  # not offered

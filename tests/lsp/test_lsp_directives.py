@@ -70,6 +70,15 @@ async def test_offload_and_keep_on_a_nests_outer_loop_insert_the_pragma_with_its
     assert "Offload to the GPU (block 32x8)" not in await _actions(client, URI, 5, 6)  # the inner loop
 
 
+async def test_an_offload_action_is_previewed_as_diffs_of_the_source_and_the_cuda(client: LanguageClient) -> None:
+    gpu = (await _actions(client, URI, 4, 4))["Offload to the GPU (block 32x8)"]
+    assert gpu.data == {"uri": URI, "function": "scale", "line": 5, "column": 3, "title": gpu.title}
+    preview = await client.workspace_execute_command_async(types.ExecuteCommandParams("hexplore.previewRewrite", [gpu.data]))
+    assert preview is not None and preview["language"] == "diff"
+    assert "+  #pragma hexplore gpu block(32, 8)" in preview["text"]
+    assert "-    dim3 k0_block(32, 16);" in preview["text"] and "+    dim3 k0_block(32, 8);" in preview["text"]
+
+
 async def test_offloading_a_nest_without_a_parallel_loop_is_disabled_with_the_reason(client: LanguageClient) -> None:
     gpu = (await _actions(client, URI, 12, 4))["Offload to the GPU (block 32x8)"]  # prefix's `for (int i ...)`
     assert gpu.edit is None and gpu.disabled is not None

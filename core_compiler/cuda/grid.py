@@ -124,7 +124,7 @@ def model_kernel(fn: ir.Function, max_operations: int) -> tuple[KernelModel | No
         why = problems[0].message if problems else "its body is not a loop nest hexplore models"
         if region is not None:  # clang drops a statement it cannot read (a type from a missing header)
             why = "no statement of its body reads or writes memory as hexplore reads it"
-        if all(isinstance(s, ir.Decl) for s in fn.body):
+        if not fn.body:  # not one where clang dropped what it could not read, leaving declarations
             why = "its body is empty: it does nothing to check"
         remarks += problems
         remarks.append(missed(PASS, "CudaKernelNotModeled",
@@ -609,7 +609,9 @@ class _Rewrite:
         self.notes.append(ir.Note("GridStrideLoop",
             f"the grid-stride loop over `{h.var}` gives each value below its bound to one thread, whatever the "
             f"grid; hexplore models it over the blocks that cover the bound, one value per thread "
-            f"(`gridDim.{axis} * blockDim.{axis}` threads or more)", s.header_range))  # fmt: skip
+            f"(`gridDim.{axis} * blockDim.{axis}` threads or more): a race it finds happens on a grid that large "
+            "(on a smaller one a thread may run both values in turn), and none found means none on any grid",
+            s.header_range))  # fmt: skip
         init = self.expr(h.init)
         start: ir.Stmt = ir.Decl(h.var, _INT, init, s.range) if h.declares_var else ir.Assign(ir.Var(h.var, s.range, _INT), "=", init, s.range)
         return (start, ir.If(self.expr(h.cond), self.block(s.body), (), s.range))

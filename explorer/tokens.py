@@ -1,8 +1,8 @@
 """Whether an edit changed C's tokens, or only the blanks and comments between them.
 
-An edit that leaves a function's tokens as they were (a space, a line break, a comment) cannot
-change what the function means, so the workspace moves its last analysis to the new text without
-asking libclang to parse and lower it again (`explorer/workspace.py`). Deciding that must never be
+An edit that leaves a function's tokens and lines as they were (a space, a comment) cannot change
+what the function means, so the workspace moves its last analysis to the new text without asking
+libclang to parse and lower it again (`explorer/workspace.py`). Deciding that must never be
 wrong, so this lexer reads C's preprocessing tokens as the compiler does (maximal munch: ``a + +b``
 is three tokens and ``a ++b`` two) and gives up (None) on anything it does not read for sure:
 directives (``#``, ``%:``), line splices (``\\``), trigraphs, C++ raw strings, characters outside

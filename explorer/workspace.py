@@ -14,9 +14,9 @@ so stale work stops within one function's analysis. Functions whose key did not 
 the cache (relocated when they moved); only edited functions are lowered and analysed again, and
 an edited function whose IR is its last analysis' with positions moved (a space, a comment) gets
 that analysis moved (`relocate.Remap`), not a new one. Where such an edit changed none of the
-function's tokens (`explorer/tokens.py`), libclang is not even asked: the last parse is moved
-through it (`_shifted_parse`; a 400-line file's reparse and lowering of the edited function
-were 50 of a space edit's 77 ms).
+function's tokens and no line break (`explorer/tokens.py`), libclang is not even asked: the
+last parse is moved through it (`_shifted_parse`; a 400-line file's reparse and lowering of the
+edited function were 50 of a space edit's 77 ms).
 
 Every text a document is given gets a new `Document.revision`, which only grows: staleness is
 decided by revisions, never by the client's version numbers, which a client may reuse or send
@@ -382,7 +382,7 @@ class Workspace:
         report: Callable[[Sequence[FunctionResult], ParsedFile], None],
     ) -> tuple[ParsedFile, list[FunctionResult]] | None:
         """Where the edit since `before` lies inside one function and changed none of its tokens
-        (a space, a line break, a comment: `explorer/tokens.py`), the analysis of `doc` without
+        nor its lines (a space, a comment: `explorer/tokens.py`), the analysis of `doc` without
         libclang: the last parse with the functions moved (`_shifted_parse`), the others from
         the cache, the edited one's last analysis moved (`_remapped`). None where anything is
         not known so (the caller parses)."""
@@ -684,13 +684,17 @@ def _strings(value: object) -> Iterator[str]:
 
 def _shifted_parse(parsed: ParsedFile, text: str) -> tuple[ParsedFile, FunctionSource] | None:
     """`parsed` (of an earlier text) moved to `text`, where the edit between them lies inside one
-    function and changed none of its tokens; with that function as it is now. None where it
-    does not, where the earlier parse had syntax errors (their ranges would move too), or where a
-    function starts on the edited function's last line (its columns would move)."""
+    function, changed none of its tokens and no line break (a space, a comment: `__LINE__`, in
+    `assert` say, expands to where it is, and every function below would move); with that
+    function as it is now. None where it does not, where the earlier parse had syntax errors
+    (their ranges would move too), or where a function starts on the edited function's last line
+    (its columns would move)."""
     if parsed.errors or not parsed.cacheable:
         return None
     old = parsed.text
     begin, end, new_end = edit_span(old, text)
+    if old.count("\n", begin, end) != text.count("\n", begin, new_end):
+        return None
     starts = _line_starts(old)
     found = _edited_function(parsed, starts, begin, end)
     if found is None:
@@ -702,19 +706,15 @@ def _shifted_parse(parsed: ParsedFile, text: str) -> tuple[ParsedFile, FunctionS
         return None
     if not same_tokens(src.text, new_text) or _position(old, starts, first + len(src.text)) != (src.end_line, src.end_col):
         return None
-    new_starts = _line_starts(text)
+    after = parsed.functions[k + 1 :]
     name = _str_offset(old, starts, src.name_line, src.name_col)
-    if name is None or begin <= name < end:
+    if name is None or begin <= name < end or (after and after[0].line <= src.end_line):
         return None
+    new_starts = _line_starts(text)
     name_line, name_col = _position(text, new_starts, name if name < begin else name + new_end - end)
     end_line, end_col = _position(text, new_starts, first + len(new_text))
     edited = replace(src, text=new_text, end_line=end_line, end_col=end_col, name_line=name_line, name_col=name_col)
-    delta = end_line - src.end_line
-    after = parsed.functions[k + 1 :]
-    if after and after[0].line <= src.end_line:
-        return None
-    moved = tuple(replace(f, line=f.line + delta, end_line=f.end_line + delta, name_line=f.name_line + delta) for f in after)
-    return replace(parsed, text=text, functions=(*parsed.functions[:k], edited, *moved)), edited
+    return replace(parsed, text=text, functions=(*parsed.functions[:k], edited, *after)), edited
 
 
 def _edited_function(parsed: ParsedFile, starts: list[int], begin: int, end: int) -> tuple[int, int] | None:

@@ -276,11 +276,13 @@ def _thread_offset(init: ir.Expr, axis: str) -> ir.Expr | None:
     offset = ir.map_expr(init, lambda x: ir.IntLit(0, x.range) if isinstance(x, ir.Var) and x.name in ids else x)
     if any(isinstance(x, ir.Var) and x.name.startswith(("threadIdx.", "blockIdx.")) for x in ir.walk_expr(offset)):
         return None
-    others = {x.name: 11 + k for k, x in enumerate(ir.walk_expr(init)) if isinstance(x, ir.Var) and "." not in x.name}
-    at = lambda b, t: _value_at(init, {**others, ids[0]: b, ids[1]: t, f"blockDim.{axis}": 7})  # noqa: E731
-    base = at(0, 0)
-    if base is None or not all(at(b, t) == base + 7 * b + t for b, t in ((0, 1), (1, 0), (2, 3), (5, 2))):
-        return None
+    names = [x.name for x in ir.walk_expr(init) if isinstance(x, ir.Var) and "." not in x.name]
+    for scale in (1, 3):  # two values of the other names: `K * idx` is no index whatever K is
+        others = {name: 11 + scale * k for k, name in enumerate(names)}
+        at = lambda b, t: _value_at(init, {**others, ids[0]: b, ids[1]: t, f"blockDim.{axis}": 7})  # noqa: E731, B023
+        base = at(0, 0)
+        if base is None or not all(at(b, t) == base + 7 * b + t for b, t in ((0, 1), (1, 0), (2, 3), (5, 2))):
+            return None
     return offset
 
 
@@ -345,12 +347,6 @@ def _upper_bound(cond: ir.Expr, var: str) -> ir.Expr | None:
     if not (isinstance(_uncast(v), ir.Var) and _uncast(v).name == var) or var in names:  # type: ignore[union-attr]
         return None
     return None if any(x.startswith(("threadIdx.", "blockIdx.", "blockDim.", "gridDim.")) for x in names) else n
-
-
-def _is_thread_index(e: ir.Expr, axis: str) -> bool:
-    """``blockIdx.x * blockDim.x + threadIdx.x``, in any order: the thread's index in the grid."""
-    at = lambda b, t: _value_at(e, {f"blockIdx.{axis}": b, f"threadIdx.{axis}": t, f"blockDim.{axis}": 7})  # noqa: E731
-    return all(at(b, t) == 7 * b + t for b, t in ((0, 0), (0, 1), (1, 0), (2, 3), (5, 2)))
 
 
 def _is_grid_stride(e: ir.Expr, axis: str) -> bool:

@@ -56,13 +56,44 @@ def array_layouts(scop: Scop, own: frozenset[str] = frozenset()) -> dict[str, Ar
         if len(a.extents) and box.is_empty():  # nothing touches it at these sizes: one element
             lo, ext = [None] * len(a.extents), ["1"] * len(a.extents)
         elif len(a.extents):
-            whole = _touched(isl.Set.from_union_set(box))
-            for d in range(len(a.extents)):
-                mn, mx = whole.dim_min(d).coalesce(), whole.dim_max(d).coalesce()
-                lo.append(build.expr_from_pw_aff(mn))
-                ext.append(build.expr_from_pw_aff(mx.sub(mn).add_constant_val(isl.Val.one(scop.ctx))))
+            lo, ext = _local_bounds(build, isl.Set.from_union_set(box))
         out[a.name] = ArrayLayout(a, tuple(lo), tuple(ext))
     return out
+
+
+LAYOUT_OPERATIONS = 1_000_000
+"""isl operations the exact bounds of one expanded local may take before those of the hull of
+what it touches are used. gramschmidt's register-tiled CUDA (PolyBench MINI) translated for the
+CPU touches kernel6's `shared_R` in 8 pieces, whose exact last bound is a piecewise form of
+535,402 characters (50 s of isl's, over the 4e7 the whole layout may take); the hull's take
+0.24 s."""
+
+
+def _local_bounds(build: isl.AstBuild, touched: isl.Set) -> tuple[list[isl.AstExpr | None], list[isl.AstExpr | str | None]]:
+    """Per dimension of an expanded local touched at `touched`: its lowest index and its extent,
+    exact within `LAYOUT_OPERATIONS` of isl's, else those of the hull (a superset: a safe layout)."""
+    ctx = touched.get_ctx()
+    budget = ctx.get_max_operations()
+    ctx.set_max_operations(min(budget, LAYOUT_OPERATIONS) if budget else LAYOUT_OPERATIONS)
+    ctx.reset_operations()
+    try:
+        return _bounds(build, _touched(touched))
+    except isl.Error:
+        ctx.reset_operations()
+        ctx.set_max_operations(budget)
+        return _bounds(build, isl.Set.from_basic_set(touched.simple_hull()))
+    finally:
+        ctx.set_max_operations(budget)
+
+
+def _bounds(build: isl.AstBuild, whole: isl.Set) -> tuple[list[isl.AstExpr | None], list[isl.AstExpr | str | None]]:
+    lo: list[isl.AstExpr | None] = []
+    ext: list[isl.AstExpr | str | None] = []
+    for d in range(whole.dim(isl.dim_type.set)):
+        mn, mx = whole.dim_min(d).coalesce(), whole.dim_max(d).coalesce()
+        lo.append(build.expr_from_pw_aff(mn))
+        ext.append(build.expr_from_pw_aff(mx.sub(mn).add_constant_val(isl.Val.one(whole.get_ctx()))))
+    return lo, ext
 
 
 HULL_PIECES = 64  # a local touched in more pieces is bounded by their hull

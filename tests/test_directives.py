@@ -180,6 +180,22 @@ def test_a_directive_not_above_a_nests_outer_loop_is_ignored_and_said(tmp_path: 
     ]
 
 
+def test_what_a_run_takes_from_the_directive_on_each_device(tmp_path: Path) -> None:
+    from core_compiler.runtime.run import _directed
+
+    wide = _file(tmp_path, SCALE.replace("{pragma}", "#pragma hexplore gpu block(64, 32)"), "wide.c")
+    refused = _directed(wide, "scale", "opencl", None)
+    assert (refused.kind, refused.gpu) == ("", None) and refused.note == (
+        "`#pragma hexplore gpu block(64, 32)` at line 2 is not followed: a block of 64x32 is 2,048 threads, "
+        "more than the 1,024 a GPU block can have; the default mapping ran"
+    )
+    gpu = _directed(_file(tmp_path, SCALE.replace("{pragma}", "#pragma hexplore gpu block(16, 16)")), "scale", "cuda", None)
+    assert gpu.kind == "gpu" and gpu.gpu is not None and gpu.gpu.block == (16, 16)
+    kept = _directed(_file(tmp_path, SCALE.replace("{pragma}", "#pragma hexplore cpu"), "kept.c"), "scale", "cuda", None)
+    assert (kept.kind, kept.note) == ("cpu", "kept on the CPU by `#pragma hexplore cpu` at line 2")
+    assert _directed(_file(tmp_path, SCALE.replace("{pragma}", ""), "plain.c"), "scale", "opencl", None).kind == ""
+
+
 @pytest.mark.slow  # 12 runs through PoCL and the LLVM JIT (about 40 s)
 @pytest.mark.parametrize("pragma", ["#pragma hexplore gpu block(32, 8) tile(8, 64)", "#pragma hexplore cpu"])
 @pytest.mark.parametrize("device", ["opencl", "cpu"])

@@ -119,6 +119,8 @@ def compile_function(path: str, text: str, fa: FunctionAnalysis, options: CodeOp
     )
     if not result.files:
         why = "every loop nest stays on the CPU (the profitability model; always-offload generates GPU code anyway)"
+        if any(r.name == "KeptOnCpuByDirective" for r in result.remarks):
+            why = "every loop nest stays on the CPU (a `#pragma hexplore cpu` line keeps a nest there whatever the options)"
         return CompiledFunction(options, "", remarks=result.remarks, nothing=why)
     parts = [(f"// ===== {name}\n{body}", result.source_maps.get(name, SourceMap()).shifted(1)) for name, body in result.files.items()]
     body, smap = join_mapped(parts, "\n") if len(parts) > 1 else (result.files[next(iter(result.files))], _only_map(result.source_maps))

@@ -144,6 +144,18 @@ def test_compile_says_the_cpu_directive_kept_everything_there(tmp_path: Path) ->
     )
 
 
+def test_the_option_editor_says_the_cpu_directive_kept_the_nest(tmp_path: Path) -> None:
+    from explorer.configuration import CodeOptions, compile_function
+
+    text = SCALE.replace("{pragma}", "#pragma hexplore cpu")
+    path = _file(tmp_path, text)
+    (fa,) = analyze_file(path).functions
+    done = compile_function(path, text, fa, CodeOptions(always_offload=True))
+    assert done.text == "" and done.nothing == (
+        "every loop nest stays on the CPU (a `#pragma hexplore cpu` line keeps a nest there whatever the options)"
+    )
+
+
 def test_a_gpu_directive_that_cannot_be_followed_is_refused_and_the_model_decides(tmp_path: Path) -> None:
     wide = _file(tmp_path, SCALE.replace("{pragma}", "#pragma hexplore gpu block(64, 32)"), "wide.c")
     (refused,) = _remarks(wide, ("DirectiveRefused",))

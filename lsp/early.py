@@ -43,7 +43,7 @@ SERVER_NAME, SERVER_VERSION = "hexplore-lsp", "0.1.0"
 # `lsp/commands.py` ALL, registered as commands unless the client runs them (`clientCommands`)
 COMMANDS = (
     "hexplore.showScheduleTree", "hexplore.showPasses", "hexplore.showCuda", "hexplore.showOpenCL",
-    "hexplore.showC", "hexplore.showPtx", "hexplore.showLlvmIr", "hexplore.run",
+    "hexplore.showC", "hexplore.showPtx", "hexplore.showLlvmIr", "hexplore.run", "hexplore.previewRewrite",
 )  # fmt: skip
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
 _HEADER = re.compile(rb"Content-Length: (\d+)\r\n(?:Content-Type: [^\r\n]*\r\n)?\r\n")

@@ -431,6 +431,8 @@ class HexploreServer(LanguageServer):
                 return
             if self.decided.get(uri) != (analysis.document.revision, known):
                 self._publish(analysis)  # its _decide_soon finds this task running
+                if self._supports("workspace.inlay_hint.refresh_support"):  # the decisions' hints
+                    self.workspace_inlay_hint_refresh(None)
             if not todo:
                 return
 
@@ -617,10 +619,12 @@ class HexploreServer(LanguageServer):
         snap = await self.snapshot(params.text_document.uri)
         analysis = snap.analysis
         index = self._index(analysis.document.text)
-        if not snap.stale:
-            return inlay_hints.inlay_hints(analysis, index, params.range)  # plain data: no isl
+        decided = inlay_hints.decision_hints(self._known_decisions(analysis), analysis.document.path, index)
+        if not snap.stale:  # plain data: no isl
+            return inlay_hints.inlay_hints(analysis, index, params.range) + [
+                h for h in decided if _within(h.position, params.range)]  # fmt: skip
         out = []
-        for hint in inlay_hints.inlay_hints(analysis, index, None):
+        for hint in inlay_hints.inlay_hints(analysis, index, None) + decided:
             moved = snap.range(types.Range(hint.position, hint.position))
             if moved is not None and _within(moved.start, params.range):  # hints in edited text wait
                 hint.position = moved.start

@@ -212,24 +212,34 @@ async def test_hover_on_nothing_is_null(client: LanguageClient, line: int, char:
 
 
 async def test_inlay_hints(client: LanguageClient) -> None:
+    """The loops' facts, and where each nest runs once the back end has decided."""
+    await decided(client, fixture_uri("matmul.c"), 1)
     whole = types.Range(types.Position(0, 0), types.Position(100, 0))
     hints = await client.text_document_inlay_hint_async(
         types.InlayHintParams(_doc(fixture_uri("matmul.c")), whole)
     )
     got = [(h.position.line, h.position.character, h.label) for h in hints or []]
-    assert got == [
+    facts = [g for g in got if not str(g[2]).startswith(("GPU", "CPU"))]
+    assert facts == [
         (4, 29, "parallel"),
         (5, 31, "parallel"),
         (7, 33, "reduction"),
         (15, 29, "reduction"),
         (22, 29, "carries flow S0→S0 (1)"),
     ]
+    where = {(line, col): str(label) for line, col, label in got if (line, col, label) not in facts}
+    assert where.keys() == {(4, 29), (15, 29), (22, 29)}, where
+    assert re.fullmatch(r"GPU or CPU, decided at run time|GPU kernel0(: ~.* on the GPU vs .* on the CPU)?", where[4, 29])
+    assert where[15, 29] == "CPU: the code around it needs its results", where  # `return s` reads it
+    assert where[22, 29] == "CPU: too little work", where
     assert all(h.padding_left for h in hints or [])
+    tips = {h.position.line: h.tooltip for h in hints or [] if str(h.label) == where.get((h.position.line, 29))}
+    assert "offload" in str(tips[4]), tips
     part = types.Range(types.Position(20, 0), types.Position(30, 0))
     hints = await client.text_document_inlay_hint_async(
         types.InlayHintParams(_doc(fixture_uri("matmul.c")), part)
     )
-    assert [h.label for h in hints or []] == ["carries flow S0→S0 (1)"]
+    assert [h.label for h in hints or []] == ["carries flow S0→S0 (1)", "CPU: too little work"]
 
 
 async def test_code_lenses(client: LanguageClient) -> None:

@@ -174,6 +174,10 @@ class Compiled:
     reasons: tuple[Remark, ...] = ()
 
 
+# `#pragma hexplore` lines compile could not obey: said whatever else it prints
+_DIRECTIVE_PROBLEMS = frozenset({"MalformedDirective", "DirectiveNotOnLoopNest"})
+
+
 def compile_source(
     path: str, text: str, parse: ParseOptions, function: str | None, settings: CompileSettings
 ) -> Compiled:
@@ -208,14 +212,15 @@ def compile_source(
         reasons = tuple(r for r in fa.all_remarks() if r.kind is RemarkKind.MISSED and r.pass_name == "scop-detect")
         why = f"nothing to generate: {where} has no loop nest hexplore models"
         return Compiled(result, nothing=why + (" (the reasons above)" if reasons else ""), reasons=reasons)
+    unread = tuple(r for r in fa.all_remarks() if r.name in _DIRECTIVE_PROBLEMS)  # the user's own lines
     if not result.files:
         anyway = "--always-offload generates GPU code anyway"
         if any(r.name == "KeptOnCpuByDirective" for r in result.remarks):  # the user's own `#pragma hexplore cpu`
             anyway = "`#pragma hexplore cpu` keeps a nest there whatever the options; --always-offload offloads the others"
         return Compiled(result, nothing=(
             f"nothing to generate: every loop nest of {where} stays on the CPU (the remarks above say "
-            f"why; {anyway}, --target c tiled C)"))  # fmt: skip
-    return Compiled(result)
+            f"why; {anyway}, --target c tiled C)"), reasons=unread)  # fmt: skip
+    return Compiled(result, reasons=unread)
 
 
 def _tuned_config(path: str, fa: FileAnalysis, parse: ParseOptions, settings: CompileSettings) -> tuple[TunedConfig, Remark] | None:

@@ -144,6 +144,18 @@ def test_compile_says_the_cpu_directive_kept_everything_there(tmp_path: Path) ->
     )
 
 
+def test_compile_says_the_directives_it_could_not_obey(tmp_path: Path) -> None:
+    """`compile` prints the detection's remarks only where nothing is generated; the user's own
+    `#pragma hexplore` lines it could not read or tie to a nest are said always."""
+    from core_compiler.frontend import ParseOptions
+    from explorer.commands import CompileSettings, compile_source
+
+    text = SCALE.replace("{pragma}", "#pragma hexplore gpu blok(3)")
+    done = compile_source(_file(tmp_path, text), text, ParseOptions(), None, CompileSettings(target="c"))
+    assert done.result.files and not done.nothing
+    assert [(r.name, r.range.line, r.range.col) for r in done.reasons] == [("MalformedDirective", 2, 24)]
+
+
 def test_the_option_editor_says_the_cpu_directive_kept_the_nest(tmp_path: Path) -> None:
     from explorer.configuration import CodeOptions, compile_function
 

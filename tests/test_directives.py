@@ -156,6 +156,27 @@ def test_compile_says_the_directives_it_could_not_obey(tmp_path: Path) -> None:
     assert [(r.name, r.range.line, r.range.col) for r in done.reasons] == [("MalformedDirective", 2, 24)]
 
 
+def test_a_directive_decides_the_loop_nest_below_it_alone(tmp_path: Path) -> None:
+    """Loops hexplore would model as one nest are split where a `#pragma hexplore` line is above
+    one: each directive decides its own loops, none is ignored."""
+    text = (
+        "void two(int n, double A[n][n], double B[n][n]) {\n"
+        "  #pragma hexplore gpu block(32, 8)\n"
+        "  for (int i = 0; i < n; i++)\n"
+        "    for (int j = 0; j < n; j++) A[i][j] = 2.0 * B[i][j];\n"
+        "  #pragma hexplore cpu\n"
+        "  for (int i = 0; i < n; i++)\n"
+        "    for (int j = 0; j < n; j++) B[i][j] += A[i][j];\n"
+        "  for (int i = 0; i < n; i++)\n"
+        "    for (int j = 0; j < n; j++) B[i][j] *= A[i][j];\n"
+        "}\n"
+    )
+    path = _file(tmp_path, text)
+    assert [sa.scop.loops[0].range.line for sa in analyze_file(path).functions[0].scops] == [3, 6, 8]
+    got = _remarks(path, ("OffloadedByDirective", "KeptOnCpuByDirective", "DirectiveNotOnLoopNest"))
+    assert [(name, line) for name, line, *_ in got] == [("OffloadedByDirective", 2), ("KeptOnCpuByDirective", 5)]
+
+
 def test_the_option_editor_says_the_cpu_directive_kept_the_nest(tmp_path: Path) -> None:
     from explorer.configuration import CodeOptions, compile_function
 

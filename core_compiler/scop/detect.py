@@ -8,6 +8,7 @@ remark per problem, and the search goes on inside its body, as Polly's does.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from core_compiler.frontend import ir
@@ -92,6 +93,11 @@ class _Scanner:
     _seen: set[tuple[str, object]] = field(default_factory=set)
     fresh: set[str] = field(default_factory=set)
 
+    @functools.cached_property
+    def directed(self) -> frozenset[int]:
+        """The lines of the loops a ``#pragma hexplore`` line is above."""
+        return frozenset(d.loop_line for d in self.function.directives)
+
     def scan(self, block: tuple[ir.Stmt, ...], symbols: dict[str, ir.CType]) -> None:
         run: list[ir.Stmt] = []
         for s in block:
@@ -103,12 +109,19 @@ class _Scanner:
                 self.flush(run, symbols)
                 run = []
                 continue
+            directed = _has_loop(s) and s.range.line in self.directed
+            if directed:  # a `#pragma hexplore` line decides this nest: a region of its own
+                self.flush(run, symbols)
+                run = []
             result = check_region(self.function, (s,), symbols, frozenset(self.fresh))
             late = _counter_read_later(self.function, s)
             if late is not None:
                 result = [late]
             if isinstance(result, RegionInfo) or (isinstance(s, ir.Decl) and s.init is None):
                 run.append(s)
+                if directed:
+                    self.flush(run, symbols)
+                    run = []
                 continue
             self.flush(run, symbols)
             run = []

@@ -1,7 +1,8 @@
 """The offload decision a ``#pragma hexplore`` line makes (`frontend/directives.py` reads them).
 
 A directive belongs to the modeled loop nest whose outermost loop starts on the line below it
-(`nest_directive`); one elsewhere is said and ignored (``DirectiveNotOnLoopNest``). ``cpu`` keeps
+(`nest_directive`; SCoP detection makes that loop a nest of its own, `scop/detect.py`); one
+elsewhere is said and ignored (``DirectiveNotOnLoopNest``). ``cpu`` keeps
 the nest on the CPU (``KeptOnCpuByDirective``); ``gpu`` offloads it without asking the
 profitability model (``OffloadedByDirective``), with its block and tile sizes for every kernel of
 the nest (`directed_sizes`), where that is legal: GPU code can call no function of the program, a

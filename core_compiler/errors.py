@@ -93,6 +93,12 @@ class NotCheckable(UsageError):
     these sizes, so the differential check cannot run."""
 
 
+class NotOneNest(NotCheckable):
+    """The function is several modeled loop nests, or one with code hexplore does not model
+    around it: the runs that check one nest refuse it; on the CPU the whole function runs as the
+    C target generates it (`runtime/whole_c.py`)."""
+
+
 class SizesError(UsageError, ValueError):
     """A malformed ``--sizes`` string; the message names the bad part and its column. A
     `ValueError` still, as a parse error of a value (tests/test_sizes.py holds it to that)."""

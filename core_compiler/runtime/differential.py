@@ -22,7 +22,7 @@ import numpy as np
 from core_compiler.analysis import AnalysisOptions, ScopAnalysis, analyze_file
 from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.codegen.opencl import DeviceProgram, generate_opencl
-from core_compiler.errors import NotCheckable
+from core_compiler.errors import NotCheckable, NotOneNest
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.pipeline import GpuOptions, gpu_program
 from core_compiler.runtime.compare import Comparison, compare_arrays
@@ -241,7 +241,7 @@ def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[Scop
     """The one SCoP, what the function returns after it (``return sqrt(s);``), if anything, and
     the ``if (n <= 0) return 0.0;`` guards before it."""
     if len(scops) != 1:
-        raise NotCheckable(
+        raise (NotOneNest if scops else NotCheckable)(
             f"`{fn.name}` has {len(scops)} loop nests hexplore models; a run checks a function that is one "
             "such nest (plus scalar set-up and a return)"
         )
@@ -256,7 +256,7 @@ def _single_scop(fn: ir.Function, scops: tuple[ScopAnalysis, ...]) -> tuple[Scop
     guards = [s for s in before if isinstance(s, ir.If) and _returns_early(s)]
     for s in body:
         if id(s) not in inside and not isinstance(s, ir.Decl) and s not in guards:
-            raise NotCheckable(
+            raise NotOneNest(
                 f"`{fn.name}` has code outside the loop nest hexplore models (line {s.range.line}); a run "
                 "checks a function that is one such nest (plus scalar set-up and a return)"
             )

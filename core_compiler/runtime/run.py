@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core_compiler.choices import DEFAULT_SIZE, DEVICES
-from core_compiler.errors import NotCheckable, UsageError
+from core_compiler.errors import NotCheckable, NotOneNest, UsageError
 from core_compiler.frontend import ParseOptions, ir
 from core_compiler.runtime.budget import TimeLimit
 from core_compiler.runtime.capped import NoVariantInTime
@@ -225,12 +225,30 @@ def _measure(path: str, function: str, device: str, params: dict[str, int], repe
                 f.write(text)
             return _measure(scratch, function, device, params, repeat, _beside(path, parse), limit=limit)
     try:
-        directed = _directed(path, function, device, parse)
-        if device == "cpu" or directed.kind == "cpu":
-            return _noted(_measure_cpu(path, function, params, repeat, parse, limit), directed.note)
-        return _noted(_measure_device(path, function, device, params, repeat, parse, directed.gpu), directed.note)
+        try:
+            directed = _directed(path, function, device, parse)
+            if device == "cpu" or directed.kind == "cpu":
+                return _noted(_measure_cpu(path, function, params, repeat, parse, limit), directed.note)
+            return _noted(_measure_device(path, function, device, params, repeat, parse, directed.gpu), directed.note)
+        except NotOneNest as e:  # several nests, or code around the one: the whole function, on the CPU
+            if device != "cpu":
+                raise NotCheckable(f"{e}; `--device cpu` runs such a function whole, as `compile --target c` writes it") from e
+            return _measure_whole(path, function, params, repeat, parse)
     except Exception as e:  # not checkable, does not build, …: the user's answer, not a traceback
         return _failed(function, device, params, _failure(e), _failure_status(e))
+
+
+def _measure_whole(path: str, function: str, params: dict[str, int], repeat: int, parse: ParseOptions | None) -> RunReport:
+    """`whole_c.check_whole_c`, `repeat` times: the fastest times, the first comparison that differs."""
+    from core_compiler.runtime.whole_c import VARIANT, check_whole_c
+
+    runs = [check_whole_c(path, function, params, parse) for _ in range(repeat)]
+    failed = next((w for w in runs if not w.ok), runs[-1])
+    ref, opt = min(w.reference_s for w in runs), min(w.generated_s for w in runs)
+    report = _report(function, "cpu", params, ref, opt, failed.comparison, 0)
+    if failed.differs:  # both builds are checked, also the one that was not the faster
+        report = replace(report, message=f"the C target's {failed.differs} build differs:\n{report.message}")
+    return replace(report, runs=repeat, variant=VARIANT, note=failed.note(), kernels=0)
 
 
 @dataclass(frozen=True)

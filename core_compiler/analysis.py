@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import islpy as isl
@@ -18,7 +18,7 @@ from core_compiler.frontend import FileRemarks, ParseOptions, UnreadFunction, ir
 from core_compiler.passes import PassRecord, Trace
 from core_compiler.remarks import Remark, analysis, missed
 from core_compiler.scop.affine import WRAPS
-from core_compiler.scop.dependences import Dependences, compute_dependences
+from core_compiler.scop.dependences import Dependences, compute_dependences, reuse_dependences
 from core_compiler.scop.detect import Detection, assumption_remarks, detect_scops
 from core_compiler.scop.model import Scop, build_model, modulo_out_of_range, negative_division
 from core_compiler.scop.region import RegionInfo
@@ -102,8 +102,14 @@ def iter_analyze_file(
 
 
 def analyze_function(
-    fn: ir.Function, options: AnalysisOptions, file_errors: tuple[Remark, ...] = ()
+    fn: ir.Function,
+    options: AnalysisOptions,
+    file_errors: tuple[Remark, ...] = (),
+    previous: FunctionAnalysis | None = None,
 ) -> FunctionAnalysis:
+    """`fn`'s analysis. `previous`, the last analysis of the function before an edit (the editor's),
+    lends its isl context to each loop nest's model, and its dependences where the nest's model did
+    not change (`reuse_dependences`): the result is the same as without it."""
     broken = [e for e in file_errors if e.name == "SyntaxError" and fn.range.contains(e.range)]
     if broken:
         note = missed(
@@ -125,9 +131,10 @@ def analyze_function(
         return FunctionAnalysis(fn, (), tuple(found), trace.freeze())
     detection, remarks = trace.run(DetectScops(), fn)
     scops: list[ScopAnalysis] = []
+    earlier = _earlier_scops(fn, previous)
     for index, region in enumerate(detection.regions):
         remarks += assumption_remarks(region, fn.name)
-        result = _model_and_deps(RegionUnit(fn, index, region), options, trace)
+        result = _model_and_deps(RegionUnit(fn, index, region, earlier.get(index)), options, trace)
         if isinstance(result, Remark):
             remarks.append(result)
             continue
@@ -135,6 +142,12 @@ def analyze_function(
         remarks += scop_remarks(result)
     remarks.sort(key=lambda r: (r.range.line, r.range.col, r.name))
     return FunctionAnalysis(fn, tuple(scops), tuple(remarks), trace.freeze())
+
+
+def _earlier_scops(fn: ir.Function, previous: FunctionAnalysis | None) -> dict[int, ScopAnalysis]:
+    if previous is None or previous.function.name != fn.name:
+        return {}
+    return {sa.scop.index: sa for sa in previous.scops}
 
 
 # The analysis passes; `core_compiler.pipeline` registers them and declares their order.
@@ -174,18 +187,23 @@ class RegionUnit:
     function: ir.Function
     index: int
     region: RegionInfo
+    # the same nest's analysis before an edit: its isl context is reused (so that the models
+    # compare with `is_equal`), and its dependences where the model is the same
+    previous: ScopAnalysis | None = None
 
 
 @dataclass(frozen=True)
 class BuildModel:
-    """The region's isl model, in a context of its own whose work is bounded (isl's compute-out)."""
+    """The region's isl model, in a context of its own (the previous analysis' of the same nest, in
+    the editor) whose work is bounded (isl's compute-out)."""
 
     name: ClassVar[str] = "polyhedral-model"
     max_isl_operations: int = AnalysisOptions.max_isl_operations
 
     def run(self, r: RegionUnit) -> tuple[Scop, list[Remark]]:
-        ctx = isl.Context()
+        ctx = isl.Context() if r.previous is None else r.previous.scop.ctx
         ctx.set_max_operations(self.max_isl_operations)
+        ctx.reset_operations()
         return build_model(r.function.name, r.index, r.region, ctx), []
 
     def render(self, scop: Scop) -> str:
@@ -194,16 +212,37 @@ class BuildModel:
 
 @dataclass(frozen=True)
 class ComputeDependences:
+    """The dependences; those of `previous` (the same nest before an edit) where the model is the
+    same (`reuse_dependences`), computed otherwise."""
+
     name: ClassVar[str] = "dependences"
+    previous: Dependences | None = field(default=None, repr=False, compare=False)
 
     def run(self, scop: Scop) -> tuple[Dependences, list[Remark]]:
-        return compute_dependences(scop), []
+        reused = None if self.previous is None else reuse_dependences(scop, self.previous)
+        return (compute_dependences(scop) if reused is None else reused), []
 
     def render(self, deps: Dependences) -> str:
         return render.dependences(deps)
 
 
 def _model_and_deps(r: RegionUnit, options: AnalysisOptions, trace: Trace) -> ScopAnalysis | Remark:
+    """The nest's model and dependences. In the context of `r.previous` first, where there is one:
+    the editor's request thread may use that context meanwhile (a hover's GPU mapping sets its
+    budget, isl counts both threads' work against it), so where that attempt runs out of budget
+    it is made again in a context of its own, as without `previous`."""
+    if r.previous is None:
+        return _model_and_deps_in(r, options, trace)
+    attempt = Trace()
+    result = _model_and_deps_in(r, options, attempt)
+    if isinstance(result, Remark) and result.name == "AnalysisBudgetExceeded":
+        return _model_and_deps_in(replace(r, previous=None), options, trace)
+    for record in attempt.records:
+        trace.add(record)
+    return result
+
+
+def _model_and_deps_in(r: RegionUnit, options: AnalysisOptions, trace: Trace) -> ScopAnalysis | Remark:
     fn = r.function
     try:
         scop, _ = trace.run(BuildModel(options.max_isl_operations), r, r.index)
@@ -213,7 +252,8 @@ def _model_and_deps(r: RegionUnit, options: AnalysisOptions, trace: Trace) -> Sc
         negative = negative_division(scop)
         if negative is not None:
             return _negative_division(fn, *negative)
-        deps, _ = trace.run(ComputeDependences(), scop, r.index)
+        previous = None if r.previous is None else r.previous.deps
+        deps, _ = trace.run(ComputeDependences(previous), scop, r.index)
     except isl.Error as e:
         return isl_error_remark(e, r, options)
     return ScopAnalysis(scop, deps)

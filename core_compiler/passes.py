@@ -50,7 +50,7 @@ class PassRecord:
 def pass_options(p: object) -> tuple[tuple[str, str], ...]:
     if not dataclasses.is_dataclass(p):
         return ()
-    return tuple((f.name, repr(getattr(p, f.name))) for f in dataclasses.fields(p))
+    return tuple((f.name, repr(getattr(p, f.name))) for f in dataclasses.fields(p) if f.repr)
 
 
 @dataclass

@@ -470,7 +470,7 @@ class Workspace:
             self.cache.put(key, CachedFunction(moved, src.line, src.end_line, _NO_TRACE_LINE), True)
             return FunctionResult(moved, "relocated", False, key)
         counters.analysed += 1
-        analysis = _analyze_function(fn, settings, parsed.errors)
+        analysis = _analyze_function(fn, settings, parsed.errors, None if earlier is None else earlier.analysis)
         if not parsed.cacheable:
             return FunctionResult(analysis, "analysed", True, None)
         self.cache.put(key, CachedFunction(analysis, src.line, src.end_line, src.line))
@@ -831,10 +831,12 @@ def _parse(parser: DocumentParser, doc: Document, options: ParseOptions) -> Pars
 
 
 def _analyze_function(
-    fn: ir.Function, settings: Settings, errors: tuple[Remark, ...]
+    fn: ir.Function, settings: Settings, errors: tuple[Remark, ...], previous: FunctionAnalysis | None = None
 ) -> FunctionAnalysis:
+    """`fn`'s analysis; `previous` (its last one) lends its isl context and, where a loop nest's
+    model is unchanged by the edit (``1 * `` inserted), its dependences (`reuse_dependences`)."""
     try:
-        return analyze_function(fn, settings.analysis, errors)
+        return analyze_function(fn, settings.analysis, errors, previous)
     except Exception as e:  # a bug in the core: report it on the function, keep serving the rest
         return _internal_error(fn, "analysing", e)
 

@@ -28,7 +28,12 @@ analysis yet is waited for.
 Threads and isl/libclang: islpy holds the GIL for the whole of every isl call (measured: a 0.7 s
 `compute_schedule` let another thread run 4 times), so isl calls from several threads never
 overlap, and each loop nest has an isl context of its own (`BuildModel`): the analyses of the
-pool create fresh contexts and never touch published ones. What reads or extends a published
+pool create fresh contexts, but for an edited function's nests, which are modeled in the context
+of the function's last analysis (so that an unchanged model keeps its dependences: isl's
+`is_equal` compares within one context). The model and the dependences read none of the
+scheduler's or the AST's options the request thread sets there; the budget is shared: a nest that
+runs out of it is modeled again in a fresh context (`core_compiler/analysis.py`), and a mapping
+of the old analysis made meanwhile may find its budget reset to the analysis' one. What reads or extends a published
 analysis' isl objects (hovers, GPU placement, the back-end passes: they set options on a nest's
 context) runs on one request thread per server. libclang runs in the front end's worker process
 (`core_compiler/frontend/worker.py`), which takes one request at a time. The pool gives fairness

@@ -2,7 +2,8 @@
 `hexplore run` and the editor's ``hexplore/run`` make too) as the text under the Run button.
 
 - ``cpu``: hexplore's code JIT-compiled by LLVM (the fastest of its tiled, untiled, unroll-and-jammed and source-order
-  variants, OpenMP-parallel), against the C compiler's build of the original.
+  variants, OpenMP-parallel), against the C compiler's build of the original; a function of several
+  nests, the C target's code for the whole function built by the C compiler (`WHOLE_FUNCTION`).
 - ``opencl``: the generated OpenCL on PoCL's CPU device (kernel and copy times, bytes moved).
 - ``cuda``: LLVM's PTX through pycuda on an NVIDIA GPU; `cuda_unavailable` says what is missing
   where it cannot run.
@@ -10,7 +11,7 @@
 
 from __future__ import annotations
 
-from explorer.running import NOT_CHECKABLE, RunReport
+from explorer.running import NOT_CHECKABLE, WHOLE_FUNCTION, RunReport
 
 DEVICES = {"cpu": "CPU (LLVM JIT)", "opencl": "OpenCL (PoCL)", "cuda": "GPU (CUDA)"}
 _OPTIMIZED = {"cpu": "hexplore (LLVM)", "opencl": "hexplore (OpenCL)", "cuda": "hexplore (CUDA)"}
@@ -26,13 +27,19 @@ def times(r: RunReport) -> tuple[tuple[str, float], ...]:
     """Reference first, optimized last; none when the run did not complete."""
     if not r.completed:
         return ()
-    return (("original (cc -O2)", r.reference_s), (_OPTIMIZED.get(r.device, "hexplore"), r.optimized_s))
+    return (("original (cc -O2)", r.reference_s), (_optimized(r), r.optimized_s))
+
+
+def _optimized(r: RunReport) -> str:
+    """Whose code ran: a function of several nests runs whole as the C target writes it, built by cc."""
+    return "hexplore (C target)" if r.variant == WHOLE_FUNCTION else _OPTIMIZED.get(r.device, "hexplore")
 
 
 def summary(r: RunReport, show_times: bool = True) -> str:
     """The text under the Run button: verdict first, then times (or a placeholder)."""
     sizes = ", ".join(f"{k}={v}" for k, v in r.params.items()) or "no sizes"
-    lines = [f"verdict: {verdict(r)}  ({DEVICES.get(r.device, r.device)}; {sizes})"]
+    device = "CPU (C target, cc)" if r.variant == WHOLE_FUNCTION else DEVICES.get(r.device, r.device)
+    lines = [f"verdict: {verdict(r)}  ({device}; {sizes})"]
     if not r.completed:
         return "\n".join([*lines, r.message.removeprefix(NOT_CHECKABLE)])
     for label, seconds in times(r):

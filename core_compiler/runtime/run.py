@@ -62,6 +62,7 @@ DEFAULT_DEVICE = "cpu"
 DEFAULT_TIMEOUT_S = 120.0  # per run
 MAX_TIMEOUT_S = 7 * 24 * 3600.0  # a week: longer is a mistake (and past what the OS waits for)
 MIN_MEMORY_LIMIT = 4 << 30  # the worker's interpreter, LLVM and PoCL reserve ~1 GiB of address space
+WHOLE_FUNCTION = "C target's whole-function"  # `RunReport.variant` of a function run whole (`whole_c.py`)
 NOT_CHECKABLE = "not checkable: "  # how the message of a run that could not be checked begins
 STATUSES = ("ok", "mismatch", "not-checkable", "error", "timeout", "crashed", "cancelled")
 _WORKER_STATUS = {"timeout": "timeout", "signal": "crashed", "exit": "crashed", "cancelled": "cancelled"}
@@ -240,7 +241,7 @@ def _measure(path: str, function: str, device: str, params: dict[str, int], repe
 
 def _measure_whole(path: str, function: str, params: dict[str, int], repeat: int, parse: ParseOptions | None) -> RunReport:
     """`whole_c.check_whole_c`, `repeat` times: the fastest times, the first comparison that differs."""
-    from core_compiler.runtime.whole_c import VARIANT, check_whole_c
+    from core_compiler.runtime.whole_c import check_whole_c
 
     runs = [check_whole_c(path, function, params, parse) for _ in range(repeat)]
     failed = next((w for w in runs if not w.ok), runs[-1])
@@ -248,7 +249,7 @@ def _measure_whole(path: str, function: str, params: dict[str, int], repeat: int
     report = _report(function, "cpu", params, ref, opt, failed.comparison, 0)
     if failed.differs:  # both builds are checked, also the one that was not the faster
         report = replace(report, message=f"the C target's {failed.differs} build differs:\n{report.message}")
-    return replace(report, runs=repeat, variant=VARIANT, note=failed.note(), kernels=0)
+    return replace(report, runs=repeat, variant=WHOLE_FUNCTION, note=failed.note(), kernels=0)
 
 
 @dataclass(frozen=True)

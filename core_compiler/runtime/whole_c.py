@@ -13,7 +13,8 @@ and the return value compared; both are timed as the reference is (`reference.ti
     w.comparison.ok, w.reference_s, w.generated_s
     w.note()   # "built with -fopenmp ...; nest 0 (line 3) scheduled and tiled, 1 loop parallel; ..."
 
-`run.run_function` calls it in its worker on ``--device cpu``; on a device the refusal stays.
+`run.run_function` calls it in its worker on ``--device cpu`` (its report's variant
+`run.WHOLE_FUNCTION`); on a device the refusal stays.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from core_compiler.runtime.signature import Layout, layout_for_source
 from core_compiler.transform.directives import nest_directive
 
 TIMING_ROUNDS = 4  # as the one-nest runs time the original
-VARIANT = "C target's whole-function"  # `RunReport.variant`: "ran the C target's whole-function code"
 
 
 @dataclass(frozen=True)

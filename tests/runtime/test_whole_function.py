@@ -12,8 +12,10 @@ import pytest
 from core_compiler.codegen.c import COptions, generate_c
 from core_compiler.runtime.inputs import make_inputs
 from core_compiler.runtime.reference import run_reference
-from core_compiler.runtime.whole_c import VARIANT, check_whole_c, compare_build, whole_layout
-from explorer.running import run_function
+from core_compiler.runtime.whole_c import check_whole_c, compare_build, whole_layout
+from explorer.running import WHOLE_FUNCTION, run_function
+from lsp.custom_requests import run_result
+from tui.run_text import summary
 
 SIZES = (37, 1, 0, 70)
 
@@ -104,14 +106,20 @@ def test_a_run_of_several_nests_on_the_cpu_says_which_code_ran(tmp_path: Path) -
     """Through the run every face uses (`explorer.running`): the whole function, in the worker."""
     path = _file(tmp_path, PRAGMAS)
     report = run_function(path, "scale", "cpu", {"n": 37})
-    assert (report.status, report.match, report.variant) == ("ok", True, VARIANT), report.message
+    assert (report.status, report.match, report.variant) == ("ok", True, WHOLE_FUNCTION), report.message
     assert report.reference_s > 0 and report.optimized_s > 0 and {a.name for a in report.arrays} == {"A", "B"}
     assert "nest 0 (line 3) scheduled and tiled (`#pragma hexplore gpu block(32, 8)` (line 2) applies to" in report.note
     assert "nest 1 (line 7) scheduled and tiled" in report.note
     assert "on the CPU as `#pragma hexplore cpu` (line 6) asks" in report.note
+    shown = summary(report)  # the TUI's Run tab
+    assert shown.startswith("verdict: match  (CPU (C target, cc); n=37)") and "hexplore (C target)" in shown
+    assert f"ran the {WHOLE_FUNCTION} code: built with" in shown
+    editor = run_result(report)  # the editor's `hexplore/run`
+    assert editor["message"] == f"the generated code matches the original (the {WHOLE_FUNCTION} code)"
+    assert editor["note"] == report.note and editor["status"] == "ok"
     one = _file(tmp_path, PRAGMAS.split("  #pragma hexplore cpu")[0] + "}\n", "one.c")  # the first nest alone
     single = run_function(one, "scale", "cpu", {"n": 37})
-    assert single.status == "ok" and single.variant not in ("", VARIANT), single.message  # still the LLVM race
+    assert single.status == "ok" and single.variant not in ("", WHOLE_FUNCTION), single.message  # still the LLVM race
 
 
 def test_a_device_run_of_several_nests_is_refused_and_says_where_it_runs(tmp_path: Path) -> None:

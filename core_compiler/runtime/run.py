@@ -3,7 +3,8 @@
 The one run every face uses: `hexplore run`, the TUI's Run tab and the editor's ``hexplore/run``
 all call `run_function` (through `explorer.running`) and get a `RunReport`. Devices: ``cpu`` (the
 original compiled by the system C compiler as the reference; hexplore's optimized schedule
-JIT-compiled by LLVM, parallel loops through libgomp), ``opencl`` (the generated kernels on the
+JIT-compiled by LLVM, parallel loops through libgomp; a function of several loop nests, the C
+target's code for the whole function built by the C compiler: `whole_c.py`), ``opencl`` (the generated kernels on the
 OpenCL device, PoCL on the CPU here) and ``cuda`` (LLVM's PTX for the kernels through pycuda,
 the ``[gpu]`` extra, on an NVIDIA GPU). The runs happen in a worker process with a time limit
 (`worker.run_in_worker`), so a crash or an endless loop in generated code is reported, never

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     )
     from core_compiler.source import SourceRange
     from core_compiler.source_map import MappedLine, SourceMap, join_mapped
+    from core_compiler.transform.gpu_cost import seconds_text
     from core_compiler.transform.interchange import (
         Interchange,
         header_edits,
@@ -99,6 +100,7 @@ _HOMES = {
     "core_compiler.source": ("SourceRange",),
     "core_compiler.source_map": ("MappedLine", "SourceMap", "join_mapped"),
     "core_compiler.transform.interchange": ("Interchange", "header_edits", "interchange", "source_text"),
+    "core_compiler.transform.gpu_cost": ("seconds_text",),
     "core_compiler.transform.schedule": ("tree_json",),
     "core_compiler.user_dirs": ("UnsafeDirectory", "cache_root", "check_private", "private_dir"),
 }
@@ -162,6 +164,7 @@ __all__ = [
     "remark_text",
     "render_report",
     "run_function",
+    "seconds_text",
     "source_text",
     "tree_json",
 ]

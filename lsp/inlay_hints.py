@@ -16,7 +16,7 @@ from explorer.workspace import DocumentAnalysis
 from lsp.positions import LineIndex
 
 if TYPE_CHECKING:
-    from core_compiler.remarks import Remark
+    from explorer.api import Remark
 
 
 def inlay_hints(
@@ -103,7 +103,7 @@ def decision_label(remarks: Sequence[Remark]) -> str | None:
 
 
 def _versus(r: Remark) -> str | None:
-    from core_compiler.transform.gpu_cost import seconds_text  # loaded with the decisions it reads
+    from explorer.api import seconds_text  # loaded with the decisions it reads
 
     gpu, cpu = r.args.get("gpu_seconds"), r.args.get("cpu_seconds")
     if not isinstance(gpu, float) or not isinstance(cpu, float):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from core_compiler.cuda.cpu import NotTranslatable, compile_kernel
-from core_compiler.frontend import run_frontend
+from core_compiler.frontend import ir, run_frontend
 
 # rows of 8; 16 threads per row, so at m > 8 the columns 8.. are the next row's elements, and the
 # second store's `c + 8` folds into the row (`D[r + 1][c]`), another thread's element there
@@ -32,7 +32,7 @@ void run(double *D, int n, int m) { tiles_of_rows<<<(n + 3) / 4, dim3(16, 4)>>>(
 """
 
 
-def _kernel(tmp_path: Path, text: str) -> object:
+def _kernel(tmp_path: Path, text: str) -> ir.Function:
     path = tmp_path / "rows.cu"
     path.write_text(text)
     (fn,) = [f for f in run_frontend(str(path)).functions if f.is_cuda_kernel]
@@ -41,7 +41,7 @@ def _kernel(tmp_path: Path, text: str) -> object:
 
 @pytest.mark.parametrize(("n", "m"), [(37, 8), (37, 5), (1, 1), (0, 8), (5, 0)])
 def test_a_kernel_whose_columns_stay_in_their_rows_runs(tmp_path: Path, n: int, m: int) -> None:
-    kernel = compile_kernel(_kernel(tmp_path, TILES))  # type: ignore[arg-type]
+    kernel = compile_kernel(_kernel(tmp_path, TILES))
     rng = np.random.default_rng(n + m)
     D = rng.random(8 * n + 1)
     want = D.copy()
@@ -54,7 +54,7 @@ def test_a_kernel_whose_columns_stay_in_their_rows_runs(tmp_path: Path, n: int, 
 def test_a_launch_whose_columns_leave_their_rows_is_refused(tmp_path: Path) -> None:
     """At m = 12 thread (r, 9) and thread (r + 1, 1) write the same element: a real race, which the
     judgement at m <= 8 did not see; the launch says so instead of running it."""
-    kernel = compile_kernel(_kernel(tmp_path, TILES))  # type: ignore[arg-type]
+    kernel = compile_kernel(_kernel(tmp_path, TILES))
     D = np.zeros(8 * 37 + 1)
     with pytest.raises(NotTranslatable, match=r"launched at .*m = 12.*runs past its row"):
         kernel({"D": D, "n": 37, "m": 12}, {"x": 10})
@@ -65,4 +65,4 @@ def test_a_race_within_rows_still_fires(tmp_path: Path) -> None:
     racy = TILES.replace("D[r * 8 + c] = 2.0 * D[r * 8 + c] + 1.0;", "D[r * 8 + c / 2] = 2.0 * D[r * 8 + c / 2] + 1.0;")
     assert racy != TILES
     with pytest.raises(NotTranslatable, match="data race"):
-        compile_kernel(_kernel(tmp_path, racy))  # type: ignore[arg-type]
+        compile_kernel(_kernel(tmp_path, racy))

@@ -26,19 +26,19 @@ import itertools
 import re
 import threading
 from dataclasses import dataclass, field
-
-import clang.cindex as ci
+from typing import TYPE_CHECKING
 
 from core_compiler.errors import HexploreError
-from core_compiler.frontend import ParseOptions, definitions, ir
-from core_compiler.frontend.clang_parse import clang_args, diagnostics_as_remarks
-from core_compiler.frontend.includes import screen
-from core_compiler.frontend.inline import returned_expression
-from core_compiler.frontend.lower import Lowerer
+from core_compiler.frontend import ParseOptions, ir
+from core_compiler.frontend.flags import clang_args
 from core_compiler.frontend.worker import FrontendWorker, shared_worker
 from core_compiler.remarks import Remark
 
-_K = ci.CursorKind
+if TYPE_CHECKING:
+    import clang.cindex as ci
+
+    from core_compiler.frontend.lower import Lowerer
+
 # CXTranslationUnit_PrecompiledPreamble | CreatePreambleOnFirstParse | KeepGoing (parse on after a
 # missing header, as clangd does, so the rest of the file still gets analysed).
 _PARSE_FLAGS = 0x04 | 0x100 | 0x200
@@ -171,11 +171,18 @@ _numbers = itertools.count(1)
 _index: ci.Index | None = None
 
 
+# The worker's side imports clang's bindings and the lowering where it runs: the editor's process,
+# which imports this module too, never loads them (0.2-0.3 s of its start-up, issue 29.3).
+
+
 def _warm_in_worker() -> None:
     _clang_index()
+    import core_compiler.frontend.lower  # noqa: F401  (the lowering's modules, before the first parse)
 
 
 def _clang_index() -> ci.Index:
+    import clang.cindex as ci
+
     global _index
     if _index is None:
         _index = ci.Index.create()
@@ -183,6 +190,11 @@ def _clang_index() -> ci.Index:
 
 
 def _parse_in_worker(key: str, path: str, text: str, flags: tuple[str, ...]) -> _ParseData:
+    import clang.cindex as ci
+
+    from core_compiler.frontend.includes import screen
+    from core_compiler.frontend.lower import Lowerer
+
     index = _clang_index()
     screened = screen(path, text, list(flags))
     unsaved = [(path, screened.text), *screened.unsaved]
@@ -222,6 +234,9 @@ def _hit_error_limit(tu: ci.TranslationUnit) -> bool:
 def _read(
     path: str, text: str, tu: ci.TranslationUnit, refused: tuple[Remark, ...]
 ) -> tuple[tuple[tuple[FunctionSource, ...], tuple[Remark, ...], str, bool], list[ci.Cursor]]:
+    from core_compiler.frontend.clang_parse import definitions, diagnostics_as_remarks
+    from core_compiler.frontend.inline import returned_expression
+
     data = text.encode("utf-8")
     functions: list[FunctionSource] = []
     spans: list[tuple[int, int]] = []
@@ -242,8 +257,10 @@ def _read(
 
 
 def _body_start(cur: ci.Cursor, fallback: int) -> int:
+    import clang.cindex as ci
+
     for child in cur.get_children():
-        if child.kind == _K.COMPOUND_STMT:
+        if child.kind == ci.CursorKind.COMPOUND_STMT:
             return int(child.extent.start.offset)
     return fallback
 

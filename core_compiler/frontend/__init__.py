@@ -10,20 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import clang.cindex as ci
-
-from core_compiler.frontend.clang_parse import (
-    ParseOptions,
-    definitions,
-    diagnostics_as_remarks,
-    parse,
-)
+from core_compiler.frontend.flags import ParseOptions
 from core_compiler.frontend.ir import Function, OtherType
-from core_compiler.frontend.lower import Lowerer
 from core_compiler.frontend.worker import FrontendFailure, describe, shared_worker
 from core_compiler.remarks import Remark, missed
 from core_compiler.source import SourceRange
+
+if TYPE_CHECKING:  # clang's bindings and the lowering load in the worker only (`lower_in_worker`)
+    import clang.cindex as ci
+
+    from core_compiler.frontend.lower import Lowerer
 
 __all__ = ["FileRemarks", "FrontendResult", "ParseOptions", "iter_frontend", "run_frontend"]
 
@@ -116,6 +114,9 @@ def lower_in_worker(
 ) -> Iterator[FileRemarks | tuple[Function, ...] | Function | UnreadFunction]:
     """The worker's side of `iter_frontend`: parse, the file's remarks, the functions' headers
     (so that the caller can name a function the worker dies on), then each function lowered."""
+    from core_compiler.frontend.clang_parse import definitions, diagnostics_as_remarks, parse
+    from core_compiler.frontend.lower import Lowerer
+
     tu, refused = parse(path, text, options)
     yield FileRemarks(refused + tuple(diagnostics_as_remarks(tu, path)))
     lowerer = Lowerer(path, text)

@@ -40,47 +40,159 @@ from core_compiler.llvm.cpu_lowering import CpuModule, lower_cpu
 from core_compiler.llvm.jit import JitFunction, jit_compile, scalar_dtype
 from core_compiler.scop.affine import Affine, isl_name
 from core_compiler.scop.model import Statement
-from core_compiler.transform.cpu_schedule import PARALLEL_MARK, build_ast
+from core_compiler.transform.cpu_schedule import PARALLEL_MARK, build_ast, loop_of_mark
 
 
 class NotTranslatable(UsageError):
     """A kernel or host function the CPU translation does not run, said for people."""
 
 
-def lockstep_schedule(km: KernelModel) -> isl.Schedule:
+def lockstep_ast(km: KernelModel) -> isl.AstNode:
+    """The kernel's instances in lockstep order, as an isl AST: loops over the blocks (marked
+    parallel) and, in a kernel without barriers, over the threads, each over its whole range
+    (``0 <= blockIdx.x < gridDim.x``); inside them the AST of `lockstep_schedule`'s rest, built
+    with those ids as sizes (``hx_g0``, ...), the names of the outer loops' counters.
+
+    isl builds the inner AST for one block and thread at a time: its guards are conditions on the
+    ids, not loop bounds split at every piece of every statement's domain. (The suite's seidel_2d
+    kernel: a statement whose domain is 33 pieces, the partial tiles of a skewed wavefront, whose
+    block loops alone exceeded 4e7 operations; with the ids as sizes its AST takes seconds.)"""
+    timing = races.Timing(km)
+    outer = km.n_block if timing.barriers else km.n_grid
+    if outer == 0:
+        return build_ast(km.scop, lockstep_schedule(km, timing))
+    ids = [f"{GRID_ID}{k}" for k in range(outer)]
+    build = isl.AstBuild.from_context(_grid_box(km, ids).params())
+    if timing.barriers:  # threads are loops inside the loops that hold barriers: a tree (gemm's 268 statements)
+        inner = build.node_from_schedule(lockstep_schedule(km, timing, outer))
+    else:  # one thread's statements: a flat map (seidel_2d's tree took over 4e7 operations, the map 4.7 s)
+        inner = build.node_from_schedule_map(_union_of(lockstep_times(km, timing, outer).values()))
+    box = _grid_box(km, ids).move_dims(isl.dim_type.set, 0, isl.dim_type.param, km.scop.context.dim(isl.dim_type.param), outer)
+    node = isl.Schedule.from_domain(isl.UnionSet.from_set(box.set_tuple_name(GRID_ID))).get_root().child(0)
+    node = _box_bands(node, box.set_tuple_name(GRID_ID), km.n_block, outer)
+    build = isl.AstBuild.from_context(km.scop.context.params()).set_iterators(_id_list(km.scop.ctx, ids))
+    build, keep_mark = build.set_after_each_mark(loop_of_mark)
+    build, keep_leaf = build.set_create_leaf(lambda _b: inner.copy())
+    ast = build.node_from_schedule(node.get_schedule())
+    del keep_mark, keep_leaf
+    return ast
+
+
+GRID_ID = "hx_g"  # the block and thread ids as sizes of the inner AST, and the outer loops' counters
+
+
+def _grid_box(km: KernelModel, ids: list[str]) -> isl.Set:
+    """The range of the first ``len(ids)`` grid ids (blocks, then threads), as sizes named `ids`
+    beside the kernel's: ``0 <= hx_g0 < gridDim_y`` (or the launches' constant grid; over an axis
+    a grid-stride loop covers, the blocks some instance runs in), ``0 <= hx_g2 < 16``."""
+    ctx, shape = km.scop.ctx, km.shape
+    axes = [*shape.block_axes, *shape.thread_axes][: len(ids)]
+    extents = [*(shape.grid.get(a, isl_name(f"gridDim.{a}")) for a in shape.block_axes), *(shape.block[a] for a in shape.thread_axes)]
+    bounds = [f"0 <= {g} < {e}" for k, (g, e) in enumerate(zip(ids, extents[: len(ids)], strict=True))
+              if k >= km.n_block or axes[k] not in shape.covered]  # fmt: skip
+    params = [*(isl_name(p) for p in km.scop.params), *ids]
+    box = isl.Set.read_from_str(ctx, f"[{', '.join(params)}] -> {{ : {' and '.join(bounds) or '0 = 0'} }}")
+    for k, a in enumerate(axes[: km.n_block]):
+        if a in shape.covered:
+            box = box.intersect_params(_covered_blocks(km, k, ids[k]))
+    return box.intersect_params(km.scop.context.params())
+
+
+def _covered_blocks(km: KernelModel, k: int, name: str) -> isl.Set:
+    """The values of block id `k` that some instance runs at, as the size `name`."""
+    blocks = isl.Set.from_union_set(km.scop.domains().apply(_union(km, lambda st: _project_on(st.domain, k))))
+    n = blocks.dim(isl.dim_type.param)
+    return blocks.move_dims(isl.dim_type.param, n, isl.dim_type.set, 0, 1).set_dim_name(isl.dim_type.param, n, name).params()
+
+
+def _project_on(domain: isl.Set, k: int) -> isl.Map:
+    """``S[i0, ..., in] -> [ik]``."""
+    return isl.Map.from_domain(domain).add_dims(isl.dim_type.out, 1).equate(isl.dim_type.in_, k, isl.dim_type.out, 0)
+
+
+def _box_bands(node: isl.ScheduleNode, box: isl.Set, n_block: int, outer: int) -> isl.ScheduleNode:
+    """Below `node` (the box's leaf), a band of the block ids marked parallel, then one of the
+    thread ids (those among the `outer` first ids); returns the leaf below them."""
+    def band(lo: int, hi: int) -> isl.MultiUnionPwAff:
+        names = ", ".join(f"i{k}" for k in range(outer))
+        m = isl.Map.read_from_str(box.get_ctx(), f"{{ {GRID_ID}[{names}] -> [{', '.join(f'i{k}' for k in range(lo, hi))}] }}")
+        return isl.MultiUnionPwAff.from_union_map(isl.UnionMap.from_map(m.align_params(box.get_space()).intersect_domain(box)))
+
+    if n_block:
+        node = node.insert_partial_schedule(band(0, n_block))
+        node = node.insert_mark(isl.Id(PARALLEL_MARK, context=box.get_ctx())).child(0).child(0)
+    if outer > n_block:
+        node = node.insert_partial_schedule(band(n_block, outer)).child(0)
+    return node
+
+
+def _id_list(ctx: isl.Context, names: list[str]) -> isl.IdList:
+    out = isl.IdList.alloc(ctx, len(names))
+    for name in names:
+        out = out.add(isl.Id(name, context=ctx))
+    return out
+
+
+def lockstep_schedule(km: KernelModel, timing: races.Timing | None = None, outer: int = 0) -> isl.Schedule:
     """Blocks (one band, marked parallel), then each thread's time down to its innermost loop that
     holds a barrier, then the threads, then the rest of its time: a thread runs a loop without a
-    barrier (`for k: sum += ...`) through before the next thread starts it.
+    barrier (`for k: sum += ...`) through before the next thread starts it. With `outer`, the first
+    `outer` grid ids are sizes instead (``hx_g0``, ...: `lockstep_ast` loops over them) and the
+    schedule is the rest.
 
     The thread's time is a tree, not one band: where statements sit at different positions of a
     body, a sequence node with one child per position. isl then builds each position's loops over
     its own statements only; over one band it splits the block and thread loops by every
     statement's conditions at once (gemm's register tiles, 268 statements in full and partial
     tiles, exceeded 4e7 operations; as a tree its AST takes about a minute)."""
-    timing = races.Timing(km)
+    timing = timing or races.Timing(km)
+    times = lockstep_times(km, timing, outer)
+    node = isl.Schedule.from_domain(_union_of(times.values()).domain()).get_root().child(0)
+    if km.n_block and not outer:
+        names = ", ".join(f"t{k}" for k in range(timing.project.dim(isl.dim_type.in_)))
+        to_blocks = isl.Map.read_from_str(km.scop.ctx, f"{{ [{names}] -> [{', '.join(f't{2 * k + 1}' for k in range(km.n_block))}] }}")
+        node = node.insert_partial_schedule(
+            isl.MultiUnionPwAff.from_union_map(_union(km, lambda st: st.schedule.apply_range(to_blocks)))
+        )
+        node = node.insert_mark(isl.Id(PARALLEL_MARK, context=km.scop.ctx)).child(0).child(0)
+    return _time_tree(node, times, list(times), 0).get_schedule()
+
+
+def lockstep_times(km: KernelModel, timing: races.Timing, outer: int = 0) -> dict[str, isl.Map]:
+    """Each statement's instances to their lockstep time after the blocks (`lockstep_schedule`),
+    without its first `outer` grid ids, which are sizes (``hx_g0``, ...)."""
     depth = timing.project.dim(isl.dim_type.in_)
     names = [f"t{k}" for k in range(depth)]
-    blocks = [names[2 * k + 1] for k in range(km.n_block)]
     threads = [names[2 * k + 1] for k in range(km.n_block, km.n_grid)]
     synced = {loop.id for b in timing.barriers for loop in b.info.loops}
+    fixed = {names[2 * k + 1] for k in range(outer)}
 
     def order(st: Statement) -> isl.Map:
         local = names[2 * km.n_grid :]
         k = sum(1 for loop in st.info.loops[km.n_grid :] if loop.id in synced)
         cut = 2 * k + 1 if timing.barriers else 0  # without barriers each thread runs through
-        out = local[:cut] + threads + local[cut:]
+        out = [n for n in local[:cut] + threads + local[cut:] if n not in fixed]
         return isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}")
 
-    node = isl.Schedule.from_domain(km.scop.domains()).get_root().child(0)
-    if blocks:
-        outer = isl.Map.read_from_str(km.scop.ctx, f"{{ [{', '.join(names)}] -> [{', '.join(blocks)}] }}")
-        node = node.insert_partial_schedule(
-            isl.MultiUnionPwAff.from_union_map(_union(km, lambda st: st.schedule.apply_range(outer)))
-        )
-        node = node.insert_mark(isl.Id(PARALLEL_MARK, context=km.scop.ctx)).child(0).child(0)
-    times = {st.name: st.schedule.apply_range(order(st)) for st in km.scop.statements}
-    live = [name for name, m in times.items() if not m.is_empty()]
-    return _time_tree(node, times, live, 0).get_schedule()
+    times = {st.name: _on(st.schedule.apply_range(order(st)), _as_sizes(st.domain, outer)) for st in km.scop.statements}
+    return {name: m for name, m in times.items() if not m.is_empty()}
+
+
+def _as_sizes(domain: isl.Set, outer: int) -> isl.Set:
+    """`domain` with its first `outer` ids equal to the sizes ``hx_g0``, ...: one block's and
+    thread's instances."""
+    n = domain.dim(isl.dim_type.param)
+    out = domain.add_dims(isl.dim_type.param, outer)
+    for k in range(outer):
+        out = out.set_dim_name(isl.dim_type.param, n + k, f"{GRID_ID}{k}")
+        c = isl.Constraint.equality_alloc(out.get_space()).set_coefficient_val(isl.dim_type.set, k, 1)
+        out = out.add_constraint(c.set_coefficient_val(isl.dim_type.param, n + k, -1))
+    return out
+
+
+def _on(m: isl.Map, domain: isl.Set) -> isl.Map:
+    """`m` restricted to `domain`, whose sizes may be more than `m`'s."""
+    return m.align_params(domain.get_space()).intersect_domain(domain)
 
 
 def _time_tree(node: isl.ScheduleNode, times: Mapping[str, isl.Map], stmts: list[str], d: int) -> isl.ScheduleNode:
@@ -120,6 +232,14 @@ def _union_of(maps: Iterable[isl.Map]) -> isl.UnionMap:
     out: isl.UnionMap | None = None
     for m in maps:
         out = isl.UnionMap.from_map(m) if out is None else out.union(isl.UnionMap.from_map(m))
+    assert out is not None
+    return out
+
+
+def _union_of_sets(sets: Iterable[isl.Set]) -> isl.UnionSet:
+    out: isl.UnionSet | None = None
+    for s in sets:
+        out = isl.UnionSet.from_set(s) if out is None else out.union(isl.UnionSet.from_set(s))
     assert out is not None
     return out
 
@@ -234,7 +354,7 @@ def compile_kernel(fn: ir.Function, max_operations: int = RUN_OPERATIONS) -> Cpu
                                   "on how its threads interleave, so no CPU translation reproduces it")  # fmt: skip
         stage = "scheduled in lockstep"
         km.scop.ctx.reset_operations()
-        ast = build_ast(km.scop, lockstep_schedule(km))
+        ast = lockstep_ast(km)
         stage = "laid out"  # its expanded locals' extents, for the LLVM lowering
         km.scop.ctx.reset_operations()
         return CpuKernel(km, ast, f"hx_cuda_{fn.name}")

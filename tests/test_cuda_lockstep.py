@@ -92,7 +92,7 @@ def test_a_wavefront_of_many_pieces_is_scheduled_within_the_budget(seidel: dict[
     assert kernel.model.n_grid == 4  # blocks and threads are the outer loops, the ids sizes inside
 
 
-@pytest.mark.slow
+@pytest.mark.long  # each run spends minutes in the launch's checks before they give up
 @pytest.mark.xfail(strict=True, raises=Exception, reason="the launch's checks, not the lockstep AST: races.sizes_leaving_rows and "
                    "cpu.footprint exceed isl's budget on this kernel (footprint's count is not reset between launches); "
                    "with both bypassed the runs match at (5, 3), (0, 0), (1, 2), (20, 5), within 2.2e-16")  # fmt: skip

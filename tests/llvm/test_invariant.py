@@ -58,7 +58,7 @@ def test_nussinov_accumulator_is_invariant_in_the_k_loop() -> None:
     (element,) = loops[-1][1].invariant
     assert element.array == "table" and element.written
     assert [x.to_C_str() for x in element.index] == ["c3", "c1 + c3"]  # table[i][i + d]
-    assert _texts(element) == ["table[i][(i + d)]"] * 2  # the read and the write
+    assert _texts(element) == ["table[i][i + d]"] * 2  # the read and the write
 
 
 def test_trisolv_reads_x_j_throughout_the_i_loop() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core_compiler.cuda.cpu import NotTranslatable, compile_kernel
+from core_compiler.cuda.cpu import NotTranslatable, compile_kernel, footprint
 from core_compiler.frontend import ir, run_frontend
 
 # rows of 8; 16 threads per row, so at m > 8 the columns 8.. are the next row's elements, and the
@@ -66,3 +66,27 @@ def test_a_race_within_rows_still_fires(tmp_path: Path) -> None:
     assert racy != TILES
     with pytest.raises(NotTranslatable, match="data race"):
         compile_kernel(_kernel(tmp_path, racy))
+
+
+def test_each_launch_is_checked_within_its_own_budget(tmp_path: Path) -> None:
+    """isl's count is reset per launch: a time loop's launches each have the whole budget (before,
+    the count of every launch's footprint added up: seidel_2d ran out at its n-th launch). One
+    launch of this kernel costs between 1,000 and 2,000 of isl's operations."""
+    kernel = compile_kernel(_kernel(tmp_path, TILES))
+    kernel.model.scop.ctx.set_max_operations(4_000)
+    need = [footprint(kernel.model, {"n": 37, "m": 8}, {"x": 10}) for _ in range(100)]
+    assert need == [{"D": 8 * 36 + 8}] * 100
+    D = np.zeros(8 * 37 + 1)
+    for _ in range(5):
+        kernel({"D": D, "n": 37, "m": 8}, {"x": 10})
+    np.testing.assert_array_equal(D[: 8 * 37], 2.0**5 - 1.0)
+
+
+def test_a_launch_past_isl_budget_is_refused_with_its_reason(tmp_path: Path) -> None:
+    """Run out of isl's budget, a launch's checks say so as a refusal, not isl's own error."""
+    kernel = compile_kernel(_kernel(tmp_path, TILES))
+    kernel.model.scop.ctx.set_max_operations(10)
+    with pytest.raises(NotTranslatable, match="not checked within isl's budget"):
+        footprint(kernel.model, {"n": 37, "m": 8}, {"x": 10})
+    with pytest.raises(NotTranslatable, match="not checked within isl's budget"):
+        kernel({"D": np.zeros(8 * 37 + 1), "n": 37, "m": 8}, {"x": 10})

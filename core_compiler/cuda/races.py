@@ -24,6 +24,7 @@ import islpy as isl
 from core_compiler.cuda.grid import BARRIER, KernelModel
 from core_compiler.scop.affine import isl_name
 from core_compiler.scop.model import Access, Statement
+from core_compiler.scop.region import ArrayDecl
 from core_compiler.source import SourceRange
 
 
@@ -150,21 +151,65 @@ def sizes_leaving_rows(km: KernelModel) -> isl.Set:
     (`cpu.CpuKernel`). Where an array is touched only at sizes where some access leaves its row
     (``A[r * 80 + c]`` with ``c < 100`` wherever it runs) the assumption is false: that array
     does not count."""
-    params = "[" + ", ".join(isl_name(p) for p in km.scop.params) + "]"
-    outside = isl.Set.read_from_str(km.scop.ctx, f"{params} -> {{ : false }}")
-    for decl in km.scop.arrays:
-        cols = [(d, e) for d, e in enumerate(decl.extents) if d > 0 and e is not None]
-        if decl.kind != "array" or not cols:
-            continue
-        names = ", ".join(f"a{d}" for d in range(len(decl.extents)))
-        within = " and ".join(f"0 <= a{d} < {e.isl()}" for d, e in cols)
-        rows = isl.Set.read_from_str(km.scop.ctx, f"{params} -> {{ {isl_name(decl.name)}[{names}] : {within} }}")
-        touched = km.scop.reads(decl.name).union(km.scop.writes(decl.name)).range()
-        past = touched.subtract(isl.UnionSet.from_set(rows)).params()
-        if past.is_empty() or touched.params().is_subset(past):
-            continue
-        outside = outside.union(past)
+    outside = isl.Set.read_from_str(km.scop.ctx, f"{_params(km)} -> {{ : false }}")
+    for decl in arrays_in_rows(km):
+        past = _past_rows(km, decl, km.scop.reads(decl.name).union(km.scop.writes(decl.name)))
+        if _counts(km, decl, past):
+            outside = outside.union(past)
     return outside.coalesce()
+
+
+def arrays_in_rows(km: KernelModel) -> list[ArrayDecl]:
+    """The arrays whose subscripts after the first have a known extent (rows)."""
+    return [d for d in km.scop.arrays if d.kind == "array" and any(e is not None for e in d.extents[1:])]
+
+
+def rows_left_at(km: KernelModel, decl: ArrayDecl, at: isl.Set) -> bool:
+    """Whether a column of `decl` leaves its row at the sizes `at` (a launch's: each size one
+    value). Per access, with the sizes fixed first: the kernel's statements are bounded there, so
+    this costs little where the sizes left free (`sizes_leaving_rows`) can exceed isl's budget
+    (seidel's wavefront: a statement of 33 pieces, 20 accesses). Exact, not a hull: the sizes
+    where a column leaves its row are refused, and races were judged only at the others."""
+    outside = _outside_rows(km, decl)
+    for st in km.scop.statements:
+        domain = st.domain.intersect_params(at)
+        if domain.is_empty():
+            continue
+        for a in (*st.reads, *st.writes):
+            if a.array == decl.name and not domain.apply(a.relation).intersect(outside).is_empty():
+                return True
+    return False
+
+
+def rows_assumed(km: KernelModel, decl: ArrayDecl) -> bool:
+    """Whether the race check assumed `decl`'s columns stay within their rows: not where the array
+    is touched only at sizes where some column leaves its row (`sizes_leaving_rows`). Exact, over
+    the free sizes, so asked only of an array that leaves its rows at a launch: a hull (a superset
+    of those sizes) would be safe where it only refuses more launches, but here it could find the
+    array touched only where its rows are left and drop it from the check, hiding its races."""
+    touched = km.scop.reads(decl.name).union(km.scop.writes(decl.name))
+    return _counts(km, decl, _past_rows(km, decl, touched))
+
+
+def _params(km: KernelModel) -> str:
+    return "[" + ", ".join(isl_name(p) for p in km.scop.params) + "]"
+
+
+def _outside_rows(km: KernelModel, decl: ArrayDecl) -> isl.Set:
+    """``decl``'s elements whose column is past its row (or before it)."""
+    names = [f"a{d}" for d in range(len(decl.extents))]
+    past = " or ".join(f"a{d} < 0 or a{d} >= {e.isl()}" for d, e in enumerate(decl.extents) if d > 0 and e is not None)
+    return isl.Set.read_from_str(km.scop.ctx, f"{_params(km)} -> {{ {isl_name(decl.name)}[{', '.join(names)}] : {past} }}")
+
+
+def _past_rows(km: KernelModel, decl: ArrayDecl, touched: isl.UnionMap) -> isl.Set:
+    """The sizes at which an access of `touched` leaves its row."""
+    return touched.range().intersect(isl.UnionSet.from_set(_outside_rows(km, decl))).params()
+
+
+def _counts(km: KernelModel, decl: ArrayDecl, past: isl.Set) -> bool:
+    touched = km.scop.reads(decl.name).union(km.scop.writes(decl.name)).range()
+    return not past.is_empty() and not touched.params().is_subset(past)
 
 
 def _within_rows(timing: Timing, pairs: isl.Map) -> isl.Map:

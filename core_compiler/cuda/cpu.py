@@ -411,22 +411,16 @@ def launch_checks(km: KernelModel) -> Iterator[None]:
 
 def footprint(km: KernelModel, ints: Mapping[str, int], grid: Mapping[str, int]) -> dict[str, int]:
     """Per array parameter, the elements a launch touches from its start (its last index + 1).
-    Statement by statement, the launch's sizes fixed first: the union of seidel_2d's 20 accesses
-    (a statement of 33 pieces) over the free sizes ran past isl's budget."""
+    Access by access, the launch's sizes fixed first (`races.touched_at`): the union of
+    seidel_2d's 20 accesses (a statement of 33 pieces) over the free sizes ran past isl's budget."""
     values = {**ints, **{f"gridDim.{a}": grid.get(a, 1) for a in km.shape.block_axes}}
     out = {decl.name: 0 for decl in km.scop.arrays if decl.kind == "array"}
     with launch_checks(km):
         at = launch_sizes(km, values)
         linear = {d.name: _linear(km, d.name, d.extents, values) for d in km.scop.arrays if d.name in out}
-        for st in km.scop.statements:
-            domain = st.domain.intersect_params(at)
-            if domain.is_empty():
-                continue
-            for a in (*st.reads, *st.writes):
-                if a.array in out:
-                    offsets = domain.apply(a.relation).apply(linear[a.array])
-                    if not offsets.is_empty():
-                        out[a.array] = max(out[a.array], int(offsets.dim_max_val(0).to_python()) + 1)
+        for array, touched in races.touched_at(km, at):
+            if array in out and not touched.is_empty():
+                out[array] = max(out[array], int(touched.apply(linear[array]).dim_max_val(0).to_python()) + 1)
     return out
 
 

@@ -171,14 +171,24 @@ def rows_left_at(km: KernelModel, decl: ArrayDecl, at: isl.Set) -> bool:
     (seidel's wavefront: a statement of 33 pieces, 20 accesses). Exact, not a hull: the sizes
     where a column leaves its row are refused, and races were judged only at the others."""
     outside = _outside_rows(km, decl)
-    for st in km.scop.statements:
-        domain = st.domain.intersect_params(at)
-        if domain.is_empty():
-            continue
-        for a in (*st.reads, *st.writes):
-            if a.array == decl.name and not domain.apply(a.relation).intersect(outside).is_empty():
-                return True
-    return False
+    return any(array == decl.name and not touched.intersect(outside).is_empty() for array, touched in touched_at(km, at))
+
+
+def touched_at(km: KernelModel, at: isl.Set) -> tuple[tuple[str, isl.Set], ...]:
+    """Per access, its array and the elements it touches at the sizes `at` (a launch's). Kept for
+    the last launches: its footprint (`cpu.footprint`) and its rows (`rows_left_at`) ask for them."""
+    return _touched_at(km, at.to_str())
+
+
+@functools.lru_cache(maxsize=2)
+def _touched_at(km: KernelModel, at: str) -> tuple[tuple[str, isl.Set], ...]:
+    sizes = isl.Set.read_from_str(km.scop.ctx, at)
+    # an access relation holds its statement's domain: no domain to intersect
+    return tuple((a.array, a.relation.intersect_params(sizes).range()) for a in _all_accesses(km))
+
+
+def _all_accesses(km: KernelModel) -> list[Access]:
+    return [a for st in km.scop.statements for a in (*st.reads, *st.writes) if a.array != BARRIER]
 
 
 def rows_assumed(km: KernelModel, decl: ArrayDecl) -> bool:

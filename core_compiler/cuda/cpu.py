@@ -60,7 +60,7 @@ def lockstep_ast(km: KernelModel) -> isl.AstNode:
     block loops alone exceeded 4e7 operations; with the ids as sizes its AST takes seconds.)"""
     timing = races.Timing(km)
     outer = km.n_block if timing.barriers else km.n_grid
-    if outer == 0:
+    if outer == 0 or km.shape.covered:  # a grid-stride loop's covering blocks: the whole schedule's AST
         return build_ast(km.scop, lockstep_schedule(km, timing))
     ids = [f"{GRID_ID}{k}" for k in range(outer)]
     build = isl.AstBuild.from_context(_grid_box(km, ids).params())
